@@ -1,0 +1,150 @@
+/*
+ * file.c - open, size and read files through EFI_SIMPLE_FILE_SYSTEM_PROTOCOL
+ * on the loader's own volume.  Reads go in chunks so that a slow or large
+ * read can show progress in verbose mode.
+ */
+#include "file.h"
+#include "log.h"
+
+#define FILE_CHUNK (4 * MIB)
+
+EFI_STATUS file_alloc_pages(UINT64 size, void **ret_buf)
+{
+	EFI_PHYSICAL_ADDRESS addr = 0;
+	UINTN pages = EFI_SIZE_TO_PAGES(size ? size : 1);
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages,
+			       EfiLoaderData, pages, &addr);
+	if (EFI_ERROR(st))
+		return st;
+	*ret_buf = (void *)(UINTN)addr;
+	return EFI_SUCCESS;
+}
+
+void file_free(void *buf, UINT64 size)
+{
+	if (buf)
+		uefi_call_wrapper(BS->FreePages, 2, (EFI_PHYSICAL_ADDRESS)(UINTN)buf,
+				  EFI_SIZE_TO_PAGES(size ? size : 1));
+}
+
+EFI_STATUS file_read(EFI_HANDLE device, const CHAR16 *path, UINT64 max_size,
+		     void **ret_buf, UINT64 *ret_size)
+{
+	EFI_FILE_HANDLE root = NULL, fh = NULL;
+	EFI_FILE_INFO *info = NULL;
+	void *buf = NULL;
+	UINT64 size = 0, done = 0;
+	EFI_STATUS st;
+
+	root = LibOpenRoot(device);
+	if (!root) {
+		st = log_fail(EFI_NOT_FOUND,
+			      L"cannot open the file system the loader was started from");
+		goto out;
+	}
+	st = uefi_call_wrapper(root->Open, 5, root, &fh, (CHAR16 *)path,
+			       EFI_FILE_MODE_READ, 0);
+	if (EFI_ERROR(st)) {
+		CHAR16 name[64];
+
+		StatusToString(name, st);
+		log_fail(st, L"cannot open %s: %s (set kernel= in the load options or kaslr.conf)",
+			 path, name);
+		goto out;
+	}
+	info = LibFileInfo(fh);
+	if (!info) {
+		st = log_fail(EFI_DEVICE_ERROR, L"cannot read the size of %s", path);
+		goto out;
+	}
+	if (info->Attribute & EFI_FILE_DIRECTORY) {
+		st = log_fail(EFI_INVALID_PARAMETER, L"%s is a directory, not a kernel", path);
+		goto out;
+	}
+	size = info->FileSize;
+	if (size > max_size) {
+		st = log_fail(EFI_BAD_BUFFER_SIZE, L"%s is %ld bytes, over the %ld-byte limit",
+			      path, size, max_size);
+		goto out;
+	}
+	st = file_alloc_pages(size, &buf);
+	if (EFI_ERROR(st)) {
+		log_efi(st, L"AllocatePages for the kernel file");
+		goto out;
+	}
+	while (done < size) {
+		UINTN n = size - done > FILE_CHUNK ? FILE_CHUNK : (UINTN)(size - done);
+
+		st = uefi_call_wrapper(fh->Read, 3, fh, &n, (UINT8 *)buf + done);
+		if (EFI_ERROR(st)) {
+			log_efi(st, L"reading the kernel file");
+			goto out;
+		}
+		if (n == 0) {
+			st = log_fail(EFI_END_OF_FILE, L"%s ended after %ld of %ld bytes",
+				      path, done, size);
+			goto out;
+		}
+		done += n;
+		if (size > 8 * MIB)
+			log_info(L"reading %s: %ld%%", path, done * 100 / size);
+	}
+	*ret_buf = buf;
+	*ret_size = size;
+	buf = NULL;
+	st = EFI_SUCCESS;
+out:
+	file_free(buf, size);
+	if (info)
+		FreePool(info);
+	if (fh)
+		uefi_call_wrapper(fh->Close, 1, fh);
+	if (root)
+		uefi_call_wrapper(root->Close, 1, root);
+	return st;
+}
+
+EFI_STATUS file_path_beside_image(EFI_LOADED_IMAGE *li, const CHAR16 *name,
+				  CHAR16 *out, UINTN cap)
+{
+	CHAR16 *self;
+	UINTN dir_len = 0, i, n;
+
+	if (name[0] == L'\\' || name[0] == L'/') {
+		if (StrLen(name) + 1 > cap)
+			return EFI_BUFFER_TOO_SMALL;
+		StrCpy(out, name);
+		goto slashes;
+	}
+	self = DevicePathToStr(li->FilePath);
+	if (self) {
+		/* the text form of a file path node is the path itself */
+		for (i = 0; self[i]; i++)
+			if (self[i] == L'\\' || self[i] == L'/')
+				dir_len = i + 1;
+	}
+	n = StrLen(name);
+	if (dir_len + n + 2 > cap) {
+		if (self)
+			FreePool(self);
+		return EFI_BUFFER_TOO_SMALL;
+	}
+	if (dir_len == 0 || self[0] != L'\\') {
+		out[0] = L'\\';
+		dir_len = dir_len ? dir_len : 0;
+		CopyMem(out + 1, self, dir_len * sizeof(CHAR16));
+		dir_len++;
+	} else {
+		CopyMem(out, self, dir_len * sizeof(CHAR16));
+	}
+	CopyMem(out + dir_len, name, (n + 1) * sizeof(CHAR16));
+	if (self)
+		FreePool(self);
+slashes:
+	for (i = 0; out[i]; i++)
+		if (out[i] == L'/')
+			out[i] = L'\\';
+	return EFI_SUCCESS;
+}

@@ -1,0 +1,96 @@
+/*
+ * log.c - error and progress lines before ExitBootServices.  Nothing here may
+ * run after ExitBootServices: from then on only efi/serial.c speaks.
+ */
+#include "log.h"
+
+int log_verbose;
+
+static void log_vline(const CHAR16 *prefix, const CHAR16 *fmt, va_list ap)
+{
+	Print(L"kaslr-loader: %s", prefix);
+	VPrint(fmt, ap);
+}
+
+EFI_STATUS log_efi(EFI_STATUS st, const CHAR16 *what)
+{
+	CHAR16 name[64];
+
+	StatusToString(name, st);
+	Print(L"kaslr-loader: error: %s: %s\n", what, name);
+	return st;
+}
+
+EFI_STATUS log_ldr(EFI_STATUS st, enum ldr_err err, const CHAR16 *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vline(L"error: ", fmt, ap);
+	va_end(ap);
+	Print(L": %a\n", ldr_strerror(err));
+	return st;
+}
+
+EFI_STATUS log_fail(EFI_STATUS st, const CHAR16 *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vline(L"error: ", fmt, ap);
+	va_end(ap);
+	Print(L"\n");
+	return st;
+}
+
+void log_warn(const CHAR16 *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vline(L"warning: ", fmt, ap);
+	va_end(ap);
+	Print(L"\n");
+}
+
+void log_info(const CHAR16 *fmt, ...)
+{
+	va_list ap;
+
+	if (!log_verbose)
+		return;
+	va_start(ap, fmt);
+	log_vline(L"", fmt, ap);
+	va_end(ap);
+	Print(L"\n");
+}
+
+EFI_STATUS log_status_of(enum ldr_err err)
+{
+	switch (err) {
+	case LDR_OK:
+		return EFI_SUCCESS;
+	case LDR_E_NOMEM:
+	case LDR_E_NO_SLOT:
+	case LDR_E_VIRT_NO_SLOT:
+	case LDR_E_MMAP_TOO_BIG:
+		return EFI_OUT_OF_RESOURCES;
+	case LDR_E_OPT_UNKNOWN:
+	case LDR_E_OPT_VALUE:
+	case LDR_E_OPT_TOO_LONG:
+	case LDR_E_OPT_ENCODING:
+	case LDR_E_INVAL:
+		return EFI_INVALID_PARAMETER;
+	case LDR_E_HASH_MISMATCH:
+		return EFI_SECURITY_VIOLATION;
+	case LDR_E_NO_ENTROPY:
+		return EFI_NOT_READY;
+	case LDR_E_RELOC_TYPE:
+	case LDR_E_BAD_MACHINE:
+	case LDR_E_BAD_CLASS:
+	case LDR_E_BAD_TYPE:
+		return EFI_UNSUPPORTED;
+	default:
+		return EFI_LOAD_ERROR;
+	}
+}

@@ -1,0 +1,63 @@
+/*
+ * memmap.c - GetMemoryMap with a buffer that has room for the allocations
+ * made after the call (each can split a descriptor in two).
+ */
+#include "memmap.h"
+
+/* descriptors of slack: AllocatePool for the buffer itself adds one or two */
+#define MMAP_SLACK_DESCS 64
+
+EFI_STATUS mmap_refresh(struct efi_mmap *m)
+{
+	UINTN size = m->cap;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, m->buf, &m->key,
+			       &m->desc_size, &m->desc_version);
+	if (EFI_ERROR(st))
+		return st;
+	m->size = size;
+	return EFI_SUCCESS;
+}
+
+void mmap_init_static(struct efi_mmap *m, void *buf, UINTN cap)
+{
+	m->buf = buf;
+	m->cap = cap;
+	m->size = 0;
+}
+
+EFI_STATUS mmap_get(struct efi_mmap *m)
+{
+	UINTN size = 0, key, dsize = 0;
+	UINT32 dver;
+	EFI_STATUS st;
+	int tries;
+
+	m->buf = NULL;
+	for (tries = 0; tries < 4; tries++) {
+		st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, NULL, &key,
+				       &dsize, &dver);
+		if (st != EFI_BUFFER_TOO_SMALL)
+			return EFI_ERROR(st) ? st : EFI_DEVICE_ERROR;
+		if (dsize < sizeof(EFI_MEMORY_DESCRIPTOR))
+			return EFI_UNSUPPORTED;
+		m->cap = size + MMAP_SLACK_DESCS * dsize;
+		m->buf = AllocatePool(m->cap);
+		if (!m->buf)
+			return EFI_OUT_OF_RESOURCES;
+		st = mmap_refresh(m);
+		if (st != EFI_BUFFER_TOO_SMALL)
+			return st;
+		FreePool(m->buf);
+		m->buf = NULL;
+	}
+	return EFI_BUFFER_TOO_SMALL;
+}
+
+void mmap_free(struct efi_mmap *m)
+{
+	if (m->buf)
+		FreePool(m->buf);
+	m->buf = NULL;
+}

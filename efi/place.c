@@ -1,0 +1,230 @@
+/*
+ * place.c - where the kernel goes: a uniformly drawn 2 MiB-aligned physical
+ * slot in memory that is free now, reserved with AllocatePages(AllocateAddress),
+ * and for higher-half kernels an independently drawn virtual slot; then the
+ * segments are copied there and relocated.
+ */
+#include "loader.h"
+#include "log.h"
+#include "memmap.h"
+#include "e820.h"
+#include "slot.h"
+#include "reloc.h"
+
+/* a refused slot is excluded and another drawn, this many times at most */
+#define PLACE_TRIES 16
+#define PLACE_AVOID_MAX (PLACE_TRIES + 2)
+
+static enum ldr_err place_draw(void *ctx, uint64_t n, uint64_t *ret_idx)
+{
+	return drbg_below(ctx, n, ret_idx);
+}
+
+static enum ldr_err place_lowest(void *ctx, uint64_t n, uint64_t *ret_idx)
+{
+	(void)ctx;
+	(void)n;
+	*ret_idx = 0;
+	return LDR_OK;
+}
+
+static void place_log_regions(const struct mem_region *r, size_t n, const CHAR16 *what)
+{
+	size_t i;
+
+	if (!log_verbose)
+		return;
+	log_info(L"%s: %d entries", what, (int)n);
+	for (i = 0; i < n; i++)
+		log_info(L"  [%016lx-%016lx) %a", r[i].addr, r[i].addr + r[i].size,
+			 e820_type_name(r[i].type));
+}
+
+/* floor(log2(n)) and two decimals of the rest, for "N slots (B bits)" */
+static void place_bits(uint64_t n, unsigned *ret_int, unsigned *ret_frac)
+{
+	unsigned b = 0;
+	uint64_t top;
+
+	while (b < 63 && (n >> (b + 1)))
+		b++;
+	/* linear interpolation of the fraction: good to ~0.09 bit, enough for a log */
+	top = 1ULL << b;
+	*ret_int = b;
+	*ret_frac = n ? (unsigned)(((n - top) * 100) / (top ? top : 1)) : 0;
+	if (*ret_frac > 99)
+		*ret_frac = 99;
+}
+
+static EFI_STATUS place_physical(struct loader *L)
+{
+	struct efi_mmap m;
+	struct mem_region *free_r = NULL;
+	struct mem_region avoid[PLACE_AVOID_MAX];
+	size_t nfree = 0, cap, navoid = 0;
+	struct slot_params sp;
+	enum ldr_err err;
+	EFI_STATUS st;
+	int tries;
+
+	st = mmap_get(&m);
+	if (EFI_ERROR(st))
+		return log_efi(st, L"GetMemoryMap");
+	cap = 3 * (m.size / m.desc_size) + 8;
+	free_r = AllocatePool(cap * sizeof(*free_r));
+	if (!free_r) {
+		st = log_efi(EFI_OUT_OF_RESOURCES, L"AllocatePool for the free-memory list");
+		goto out;
+	}
+	err = e820_free_from_efi(m.buf, m.size, m.desc_size, free_r, cap, &nfree);
+	if (err != LDR_OK) {
+		st = log_ldr(EFI_DEVICE_ERROR, err, L"firmware memory map");
+		goto out;
+	}
+	place_log_regions(free_r, nfree, L"free memory");
+
+	/* the loader's own image: already not free, listed to say so */
+	avoid[navoid].addr = (uint64_t)(UINTN)L->li->ImageBase;
+	avoid[navoid].size = L->li->ImageSize;
+	avoid[navoid].type = E820_RESERVED;
+	avoid[navoid++].flags = 0;
+
+	SetMem(&sp, sizeof(sp), 0);
+	sp.image_size = L->load_size;
+	sp.align = SLOT_ALIGN;
+	if (L->elf.max_align > sp.align)
+		sp.align = L->elf.max_align;
+	sp.min_addr = L->opt.min_addr;
+	sp.max_addr = L->opt.max_addr;
+	sp.avoid = avoid;
+
+	for (tries = 0; tries < PLACE_TRIES; tries++) {
+		EFI_PHYSICAL_ADDRESS base;
+		uint64_t count;
+
+		sp.navoid = navoid;
+		err = slot_pick(free_r, nfree, &sp,
+				L->opt.nokaslr ? place_lowest : place_draw, &L->drbg,
+				&base, &count);
+		if (err == LDR_E_NO_SLOT) {
+			st = log_fail(EFI_OUT_OF_RESOURCES,
+				      L"no free 2 MiB-aligned range of %ld bytes between kaslr.min=0x%lx and kaslr.max=0x%lx; give the machine more memory or widen the window",
+				      L->load_size, sp.min_addr, sp.max_addr);
+			goto out;
+		}
+		if (err != LDR_OK) {
+			st = log_ldr(EFI_DEVICE_ERROR, err, L"choosing a physical slot");
+			goto out;
+		}
+		if (tries == 0) {
+			unsigned bi, bf;
+
+			L->phys_slots = count;
+			place_bits(count, &bi, &bf);
+			log_info(L"physical slots: %ld (%d.%02d bits)", count, bi, bf);
+		}
+		st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
+				       (EFI_MEMORY_TYPE)LDR_EFI_MT_KERNEL,
+				       EFI_SIZE_TO_PAGES(L->load_size), &base);
+		if (!EFI_ERROR(st)) {
+			L->phys_base = base;
+			st = EFI_SUCCESS;
+			goto out;
+		}
+		/* firmware refused the range: exclude that slot, draw again */
+		if (navoid == PLACE_AVOID_MAX)
+			break;
+		avoid[navoid].addr = base;
+		avoid[navoid].size = 1;
+		avoid[navoid].type = E820_RESERVED;
+		avoid[navoid++].flags = 0;
+	}
+	st = log_fail(EFI_OUT_OF_RESOURCES,
+		      L"firmware refused %d slots in a row for the kernel", PLACE_TRIES);
+out:
+	if (free_r)
+		FreePool(free_r);
+	mmap_free(&m);
+	return st;
+}
+
+/*
+ * Higher-half kernels (linked at or above LDR_HIGH_BASE) get a virtual base
+ * drawn over every 2 MiB-aligned position that keeps the image inside
+ * [LDR_HIGH_BASE, LDR_HIGH_END); the window is one region for the slot core.
+ * Everything else runs identity-mapped at its physical address.
+ */
+static EFI_STATUS place_virtual(struct loader *L)
+{
+	struct mem_region win;
+	struct slot_params sp;
+	uint64_t base, count;
+	enum ldr_err err;
+
+	if (L->elf.link_vbase < LDR_HIGH_BASE) {
+		L->virt_base = L->phys_base;
+		L->virt_slots = 1;
+		return EFI_SUCCESS;
+	}
+	win.addr = LDR_HIGH_BASE;
+	win.size = LDR_HIGH_END - LDR_HIGH_BASE;
+	win.type = E820_RAM;
+	win.flags = 0;
+	SetMem(&sp, sizeof(sp), 0);
+	sp.image_size = L->load_size;
+	sp.align = SLOT_ALIGN;
+	sp.min_addr = LDR_HIGH_BASE;
+	err = slot_pick(&win, 1, &sp, L->opt.nokaslr ? place_lowest : place_draw,
+			&L->drbg, &base, &count);
+	if (err != LDR_OK)
+		return log_ldr(EFI_LOAD_ERROR, err, L"virtual window for a %ld-byte kernel",
+			       L->load_size);
+	L->virt_base = base;
+	L->virt_slots = count;
+	if (!L->opt.nokaslr)
+		L->flags |= KB_FLAG_VIRT_KASLR;
+	log_info(L"virtual slots: %ld", count);
+	return EFI_SUCCESS;
+}
+
+EFI_STATUS place_kernel(struct loader *L)
+{
+	struct reloc_report rep;
+	void *dest;
+	enum ldr_err err;
+	EFI_STATUS st;
+
+	st = place_physical(L);
+	if (EFI_ERROR(st))
+		return st;
+	st = place_virtual(L);
+	if (EFI_ERROR(st))
+		goto fail;
+	dest = phys_to_ptr(L->phys_base);
+	err = elf_load(&L->elf, dest, L->load_size);
+	if (err != LDR_OK) {
+		st = log_ldr(EFI_LOAD_ERROR, err, L"copying the kernel's segments");
+		goto fail;
+	}
+	SetMem(&rep, sizeof(rep), 0);
+	err = reloc_apply(&L->elf, dest, L->load_size, L->virt_base, &rep);
+	if (err == LDR_E_RELOC_TYPE) {
+		st = log_fail(EFI_UNSUPPORTED, L"kernel has relocation type %d, which this loader does not apply",
+			      rep.bad_type);
+		goto fail;
+	}
+	if (err != LDR_OK) {
+		st = log_ldr(EFI_LOAD_ERROR, err, L"relocating the kernel (after %ld relocations)",
+			     rep.count);
+		goto fail;
+	}
+	L->relocs = rep.count;
+	L->entry = L->virt_base + L->elf.entry_off;
+	log_info(L"kernel at phys 0x%lx virt 0x%lx, %ld relocations applied",
+		 L->phys_base, L->virt_base, rep.count);
+	return EFI_SUCCESS;
+fail:
+	uefi_call_wrapper(BS->FreePages, 2, L->phys_base, EFI_SIZE_TO_PAGES(L->load_size));
+	L->phys_base = 0;
+	return st;
+}

@@ -1,0 +1,139 @@
+/*
+ * elf_load.h - validation of an untrusted x86-64 ELF kernel file and the
+ * copy of its PT_LOAD segments into a caller-provided buffer.  What the
+ * parser learns about relocations (dynamic tables, --emit-relocs sections,
+ * an appended Linux table) is recorded here; reloc.h applies it.
+ */
+#ifndef ELF_LOAD_H
+#define ELF_LOAD_H
+
+#include <stdint.h>
+
+#include "ldr.h"
+
+/* PT_LOAD segments kept per image (Linux has 4, the payloads 2-4). */
+#define ELF_MAX_SEGMENTS 16
+
+#define ELF_DEFAULT_MAX_IMAGE (1 * GIB)
+#define ELF_DEFAULT_MAX_PHDRS 64
+
+/*
+ * How the loaded image is laid out in the destination buffer.
+ *
+ *   ELF_LAYOUT_VADDR: dest + (p_vaddr - vbase).  PIE and ET_EXEC payloads.
+ *   ELF_LAYOUT_PADDR: dest + (p_paddr - pbase).  Linux vmlinux: its per-cpu
+ *       segment has p_vaddr 0 among higher-half ones, so only the physical
+ *       addresses form a compact image (what Linux's own misc.c does).
+ *   ELF_LAYOUT_AUTO (limits only): PADDR when an appended Linux relocation
+ *       table is found, VADDR otherwise.
+ */
+enum elf_layout {
+	ELF_LAYOUT_AUTO = 0,
+	ELF_LAYOUT_VADDR,
+	ELF_LAYOUT_PADDR,
+};
+
+/* Where an image's relocations come from (at most one source is used). */
+enum elf_reloc_kind {
+	ELF_RELOC_NONE = 0,     /* ET_EXEC without relocations: fixed address */
+	ELF_RELOC_DYNAMIC,      /* ET_DYN: DT_RELA, DT_JMPREL, DT_RELR */
+	ELF_RELOC_SECTIONS,     /* ET_EXEC linked with --emit-relocs */
+	ELF_RELOC_LINUX,        /* ET_EXEC followed by Linux's relocs table */
+};
+
+struct elf_limits {
+	uint64_t max_image_size;   /* loaded span, page-rounded */
+	uint16_t max_phdrs;        /* e_phnum above this is refused */
+	enum elf_layout layout;
+	/*
+	 * Linux 6.1's vmlinux.lds.S gives its "init" PT_LOAD FLAGS(7), i.e.
+	 * RWX.  When set, a W+X segment is tolerated in an image that carries
+	 * a Linux relocation table; W+X is refused everywhere else.
+	 */
+	int allow_wx_linux;
+};
+
+struct elf_segment {
+	uint64_t vaddr, paddr, offset, filesz, memsz, align;
+	uint32_t flags;            /* PF_R | PF_W | PF_X */
+	uint64_t load_off;         /* where it starts in the loaded image */
+};
+
+/* File offsets (already bounds-checked against the file) of dynamic tables. */
+struct elf_dyn_info {
+	uint64_t rela_off, rela_size;       /* DT_RELA / DT_RELASZ */
+	uint64_t jmprel_off, jmprel_size;   /* DT_JMPREL / DT_PLTRELSZ */
+	uint64_t relr_off, relr_size;       /* DT_RELR / DT_RELRSZ */
+	uint64_t symtab_off, symtab_count;  /* count bounded by its segment */
+	uint64_t strtab_off, strtab_size;   /* 0 size when absent */
+};
+
+/* Linux relocation table found after the ELF image (see linux_reloc.h). */
+struct elf_linux_relocs {
+	uint64_t off, len;          /* table bytes inside the file */
+	uint64_t n32, ninv32, n64;  /* entries of each kind */
+};
+
+struct elf_image {
+	const uint8_t *file;
+	uint64_t file_size;
+	uint16_t type;             /* ET_EXEC or ET_DYN */
+	uint64_t entry;            /* e_entry as written */
+	uint64_t entry_off;        /* entry's offset in the loaded image */
+	enum elf_layout layout;    /* VADDR or PADDR, never AUTO */
+	uint64_t vbase, vend;      /* PT_LOAD vaddr extent, 4 KiB-rounded */
+	uint64_t pbase, pend;      /* PT_LOAD paddr extent, 4 KiB-rounded */
+	uint64_t load_size;        /* bytes of the loaded image (layout span) */
+	uint64_t link_vbase;       /* link-time vaddr of loaded offset 0 */
+	uint64_t max_align;        /* largest PT_LOAD p_align (at least 1) */
+	unsigned nseg;             /* segments, sorted by load_off */
+	struct elf_segment seg[ELF_MAX_SEGMENTS];
+	int has_wx;                /* a W+X segment was tolerated (Linux) */
+	enum elf_reloc_kind reloc_kind;
+	int has_dynamic;
+	struct elf_dyn_info dyn;
+	uint64_t shoff;            /* section headers (validated), or 0 */
+	uint16_t shnum;
+	unsigned n_rela_sections;  /* SHT_RELA sections that will be applied */
+	uint64_t elf_end;          /* end of the last thing the headers describe */
+	struct elf_linux_relocs linux_relocs;
+};
+
+/* Defaults: 1 GiB image, 64 program headers, AUTO layout, Linux W+X allowed. */
+struct elf_limits elf_default_limits(void);
+
+/*
+ * Validate size bytes at file (never trusted) and describe the image.
+ * lim may be NULL for the defaults.  The image keeps pointers into file.
+ * Out: *ret_img on success.
+ * Errors: LDR_E_EMPTY_FILE, LDR_E_BAD_MAGIC, LDR_E_TRUNCATED, LDR_E_BAD_CLASS,
+ * LDR_E_BAD_DATA, LDR_E_BAD_VERSION, LDR_E_BAD_MACHINE, LDR_E_BAD_TYPE,
+ * LDR_E_BAD_EHSIZE, LDR_E_BAD_PHENTSIZE, LDR_E_TOO_MANY_PHDRS,
+ * LDR_E_PHDRS_OUTSIDE, LDR_E_BAD_SHENTSIZE, LDR_E_SHDRS_OUTSIDE,
+ * LDR_E_NO_LOAD, LDR_E_SEG_OUTSIDE, LDR_E_SEG_FILESZ, LDR_E_SEG_ALIGN,
+ * LDR_E_SEG_WRAP, LDR_E_SEG_OVERLAP, LDR_E_IMAGE_TOO_BIG,
+ * LDR_E_ENTRY_OUTSIDE, LDR_E_WX_SEGMENT, LDR_E_INTERP, LDR_E_DYN_OUTSIDE,
+ * LDR_E_DYN_BAD, LDR_E_DYN_NEEDED, LDR_E_DYN_TEXTREL, LDR_E_RELA_OUTSIDE,
+ * LDR_E_RELA_ENTSIZE, LDR_E_RELR_BAD, LDR_E_RELOC_SYMBOL,
+ * LDR_E_NOT_RELOCATABLE (ET_DYN without PT_DYNAMIC), LDR_E_LINUX_RELOCS.
+ */
+enum ldr_err elf_parse(const void *file, uint64_t size,
+		       const struct elf_limits *lim, struct elf_image *ret_img);
+
+/*
+ * Copy every segment of img to dest + seg.load_off and zero the rest of
+ * [dest, dest + img->load_size) (BSS and the gaps between segments).
+ * Errors: LDR_E_INVAL when dest is NULL or dest_size < img->load_size.
+ */
+enum ldr_err elf_load(const struct elf_image *img, void *dest,
+		      uint64_t dest_size);
+
+/*
+ * Translate the virtual range [vaddr, vaddr + size) to a file offset; it
+ * must lie entirely inside the file-backed bytes of one PT_LOAD.
+ * Returns 1 and sets *ret_off on success, 0 otherwise.
+ */
+int elf_vaddr_to_file(const struct elf_image *img, uint64_t vaddr,
+		      uint64_t size, uint64_t *ret_off);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * inflate.h - recognise and decompress gzip (RFC 1952) and zlib (RFC 1950)
+ * kernel images with zlib, under a size limit that refuses decompression
+ * bombs before they exhaust memory.
+ */
+#ifndef INFLATE_H
+#define INFLATE_H
+
+#include "ldr.h"
+
+enum inflate_format {
+	INFLATE_NONE = 0,
+	INFLATE_GZIP,
+	INFLATE_ZLIB,
+};
+
+#define INFLATE_DEFAULT_LIMIT (512 * MIB)
+
+/* Memory for the output buffer and for zlib's own state. */
+struct inflate_alloc {
+	void *(*alloc)(void *ctx, uint64_t size);
+	void (*free)(void *ctx, void *p, uint64_t size);
+	void *ctx;
+};
+
+/* Which compressed format buf starts with, by its magic bytes. */
+enum inflate_format inflate_detect(const void *buf, uint64_t len);
+
+/*
+ * Decompress in[0..in_len) (gzip or zlib, as inflate_detect says) into a
+ * buffer from a->alloc of at most `limit` bytes.  On success *ret_out and
+ * *ret_len hold the result and *ret_cap the allocated size (pass it to
+ * a->free).  Errors: LDR_E_GZIP_HEADER, _CORRUPT, _CRC, _TRUNCATED,
+ * _TOO_BIG, _TRAILING, LDR_E_NOMEM, LDR_E_INVAL (not compressed).
+ */
+enum ldr_err inflate_image(const void *in, uint64_t in_len, uint64_t limit,
+			   const struct inflate_alloc *a, void **ret_out,
+			   uint64_t *ret_len, uint64_t *ret_cap);
+
+#endif

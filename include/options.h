@@ -1,0 +1,66 @@
+/*
+ * options.h - the loader's options: parsed from UEFI LoadOptions (UCS-2) and
+ * from kaslr.conf beside the loader image; load options override the file.
+ *
+ *   load options:  [image.efi] key=value word … [-- kernel command line]
+ *   kaslr.conf:    one "key value" per line, '#' starts a comment;
+ *                  "cmdline" takes the rest of its line.
+ */
+#ifndef OPTIONS_H
+#define OPTIONS_H
+
+#include "ldr.h"
+
+#define OPT_PATH_MAX    256
+#define OPT_CMDLINE_MAX 4096
+#define OPT_TEXT_MAX    (16 * KIB)   /* load options or config file */
+#define OPT_KEY_MAX     32
+
+struct ldr_options {
+	char kernel[OPT_PATH_MAX];     /* "" = default: kernel.elf beside the loader */
+	char cmdline[OPT_CMDLINE_MAX]; /* NUL-terminated */
+	uint32_t cmdline_len;
+	int verbose;
+	int nokaslr;
+	int have_seed;                 /* kaslr.seed=HEX given */
+	uint8_t seed[32];
+	uint64_t min_addr;             /* kaslr.min= (default 16 MiB) */
+	uint64_t max_addr;             /* kaslr.max= (0 = top of RAM) */
+	int have_sha256;               /* sha256=HEX given */
+	uint8_t sha256[32];
+	uint64_t max_kernel;           /* kaslr.maxsize=: inflate limit */
+	/* set by the parsers on error: the key or value at fault */
+	char bad[OPT_KEY_MAX + 1];
+};
+
+void options_defaults(struct ldr_options *o);
+
+/*
+ * UCS-2 LoadOptions bytes -> ASCII.  nbytes may be odd (the stray byte is
+ * ignored) and need not contain a terminator; the text ends at the first
+ * NUL or at nbytes.  out receives at most cap-1 characters plus a NUL.
+ * Errors: LDR_E_OPT_ENCODING (a character outside printable ASCII/space/
+ * tab; *ret_len then holds its index), LDR_E_OPT_TOO_LONG.
+ */
+enum ldr_err options_from_ucs2(const void *bytes, uint64_t nbytes, char *out,
+			       size_t cap, size_t *ret_len);
+
+/*
+ * Parse a load-options line (len bytes, need not be NUL-terminated) into o,
+ * overriding what is there.  A first word ending in ".efi" without '=' is the
+ * image's own path (the UEFI shell passes argv[0]) and is skipped.
+ * Errors: LDR_E_OPT_UNKNOWN, LDR_E_OPT_VALUE, LDR_E_OPT_TOO_LONG; o->bad
+ * names the key.
+ */
+enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len);
+
+/* Parse kaslr.conf text.  Same errors; o->bad names the key. */
+enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t len);
+
+/*
+ * Parse a size: decimal or 0x-hex, optional K/M/G suffix (binary units).
+ * Errors: LDR_E_OPT_VALUE (syntax, or overflow).
+ */
+enum ldr_err options_parse_size(const char *s, size_t len, uint64_t *ret);
+
+#endif

@@ -1,0 +1,51 @@
+/*
+ * reloc.h - applying an ELF image's relocations to its loaded copy so that
+ * it runs with loaded offset 0 at a new virtual address.  The image must
+ * have been validated by elf_parse() and copied by elf_load().
+ */
+#ifndef RELOC_H
+#define RELOC_H
+
+#include <stdint.h>
+
+#include "ldr.h"
+#include "elf_load.h"
+
+/*
+ * What reloc_apply() did, for the log line.  Filled on success AND on
+ * failure (it is a diagnostic, not an out-parameter in the STYLE sense).
+ */
+struct reloc_report {
+	enum elf_reloc_kind source;  /* which table was used */
+	uint64_t count;              /* fields written */
+	uint32_t bad_type;           /* r_type of the failing relocation */
+	uint64_t bad_addr;           /* link-time vaddr of the failing place */
+	const char *sym_name;        /* failing symbol's name, or NULL */
+};
+
+/*
+ * Relocate the image loaded at dest (dest_size >= img->load_size) so that
+ * loaded offset 0 runs at virtual address new_vbase; the delta is
+ * new_vbase - img->link_vbase (mod 2^64).
+ *
+ *   ET_DYN:   DT_RELA and DT_JMPREL (R_X86_64_NONE, RELATIVE, 64, GLOB_DAT,
+ *             JUMP_SLOT) against DT_SYMTAB, then DT_RELR.
+ *   ET_EXEC:  the appended Linux table if any, else the SHT_RELA sections
+ *             of --emit-relocs that relocate SHF_ALLOC sections
+ *             (R_X86_64_NONE, 64, 32, 32S, PC32, PLT32, PC64).  Fields are
+ *             adjusted in place (+ delta) when their symbol lives in an
+ *             allocated section; PC-relative ones only when the symbol
+ *             does not move (SHN_ABS, undefined weak, index 0: - delta).
+ *   ET_EXEC without relocations: fine only when the delta is 0.
+ *
+ * report may be NULL.
+ * Errors: LDR_E_INVAL, LDR_E_NOT_RELOCATABLE, LDR_E_RELOC_TYPE,
+ * LDR_E_RELOC_TARGET, LDR_E_RELOC_RANGE, LDR_E_RELOC_SYMBOL,
+ * LDR_E_UNDEF_SYMBOL, LDR_E_RELR_BAD, LDR_E_LINUX_RELOCS.  On error dest
+ * may be partly relocated and must be discarded.
+ */
+enum ldr_err reloc_apply(const struct elf_image *img, void *dest,
+			 uint64_t dest_size, uint64_t new_vbase,
+			 struct reloc_report *report);
+
+#endif

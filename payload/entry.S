@@ -1,0 +1,104 @@
+/*
+ * payload/entry.S - the test kernel's entry point, its crash site, and the
+ * temporary exception handlers used by the IDT write check in main.c.
+ * Position independent throughout: only RIP-relative references, so the
+ * same code serves the PIE, identity ET_EXEC and higher-half variants.
+ */
+
+	.section .entry, "ax", @progbits
+	.balign 16
+
+/*
+ * _start: RDI = struct kaslr_boot_info * (identity-mapped), RSP = the
+ * loader's stack, 16-byte aligned minus 8.  Calls
+ * payload_main(info, entry_rsp), which never returns.
+ */
+	.globl _start
+	.type _start, @function
+_start:
+	movq %rsp, %rsi
+	andq $-16, %rsp
+	call payload_main
+1:	cli
+	hlt
+	jmp 1b
+	.size _start, . - _start
+
+	.text
+
+/*
+ * payload.crash=ud2 lands here.  The loader's early-exception stubs must
+ * report vector 6 with a link-time RIP equal to this symbol's nm value.
+ */
+	.globl payload_crash_site
+	.type payload_crash_site, @function
+payload_crash_site:
+	ud2
+	jmp payload_crash_site
+	.size payload_crash_site, . - payload_crash_site
+
+/*
+ * uint64_t pl_idt_write_probe(uint64_t addr): stores the byte already at
+ * addr back to addr.  Returns 0 if the store completed, 1 if it faulted and
+ * pl_pf_entry resumed at pl_idt_write_recover.  Writing the same value keeps
+ * the loader's IDT intact even when the alias is (wrongly) writable.
+ */
+	.globl pl_idt_write_probe
+	.type pl_idt_write_probe, @function
+pl_idt_write_probe:
+	movb (%rdi), %al
+	.globl pl_idt_write_site
+pl_idt_write_site:
+	movb %al, (%rdi)
+	xorl %eax, %eax
+	ret
+pl_idt_write_recover:
+	movl $1, %eax
+	ret
+	.size pl_idt_write_probe, . - pl_idt_write_probe
+
+/*
+ * #PF handler of the payload's temporary IDT.  Records CR2 and the error
+ * code.  A fault at pl_idt_write_site is expected: count it and resume at
+ * pl_idt_write_recover.  Any other #PF: put the loader's IDT back and
+ * return to the faulting instruction, so it faults again and the loader's
+ * stubs report it with the true RIP and CR2.
+ *
+ *   stack on entry:  0 error code, 8 RIP, 16 CS, 24 RFLAGS, 32 RSP, 40 SS
+ */
+	.globl pl_pf_entry
+	.type pl_pf_entry, @function
+pl_pf_entry:
+	pushq %rax
+	movq %cr2, %rax
+	movq %rax, pl_pf_cr2(%rip)
+	movq 8(%rsp), %rax
+	movq %rax, pl_pf_err(%rip)
+	leaq pl_idt_write_site(%rip), %rax
+	cmpq %rax, 16(%rsp)
+	jne 1f
+	incq pl_pf_count(%rip)
+	leaq pl_idt_write_recover(%rip), %rax
+	movq %rax, 16(%rsp)
+	popq %rax
+	addq $8, %rsp
+	iretq
+1:	lidt pl_loader_idtr(%rip)
+	popq %rax
+	addq $8, %rsp
+	iretq
+	.size pl_pf_entry, . - pl_pf_entry
+
+/*
+ * Every other exception vector of the temporary IDT: restore the loader's
+ * IDT and raise #UD here, so the loader reports it at this symbol.
+ */
+	.globl payload_unexpected_exception
+	.type payload_unexpected_exception, @function
+payload_unexpected_exception:
+	lidt pl_loader_idtr(%rip)
+	ud2
+	jmp payload_unexpected_exception
+	.size payload_unexpected_exception, . - payload_unexpected_exception
+
+	.section .note.GNU-stack, "", @progbits

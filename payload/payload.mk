@@ -1,0 +1,89 @@
+# payload/payload.mk - the test kernels, included by the top Makefile.
+# Defines PAYLOAD_DEFAULT (the kernel `make esp` puts on the ESP), the
+# per-variant file variables below, PAYLOADS (all of them) and the
+# `payloads` target.  Output goes to $(BUILD)/payload/.
+#
+#   kernel-pie.elf   ET_DYN linked at 0, R_X86_64_RELATIVE only   (default)
+#   kernel-exec.elf  ET_EXEC at 16 MiB, virt = phys, --emit-relocs, -mcmodel=large
+#   kernel-high.elf  ET_EXEC at 0xffffffff81000000 (LMA 16 MiB), --emit-relocs,
+#                    -mcmodel=kernel
+#   *.elf.gz         gzip -9 -n copies of all three
+#   kernel-pie.elf.zlib, kernel-high.elf.zlib   zlib (RFC 1950) copies
+
+PAYLOAD_DIR  := $(BUILD)/payload
+PAYLOAD_VARIANTS := pie exec high
+
+PAYLOAD_PIE       := $(PAYLOAD_DIR)/kernel-pie.elf
+PAYLOAD_EXEC      := $(PAYLOAD_DIR)/kernel-exec.elf
+PAYLOAD_HIGH      := $(PAYLOAD_DIR)/kernel-high.elf
+PAYLOAD_PIE_GZ    := $(PAYLOAD_PIE).gz
+PAYLOAD_EXEC_GZ   := $(PAYLOAD_EXEC).gz
+PAYLOAD_HIGH_GZ   := $(PAYLOAD_HIGH).gz
+PAYLOAD_PIE_ZLIB  := $(PAYLOAD_PIE).zlib
+PAYLOAD_HIGH_ZLIB := $(PAYLOAD_HIGH).zlib
+PAYLOAD_DEFAULT   := $(PAYLOAD_PIE)
+
+PAYLOADS += $(PAYLOAD_PIE) $(PAYLOAD_EXEC) $(PAYLOAD_HIGH) \
+            $(PAYLOAD_PIE_GZ) $(PAYLOAD_EXEC_GZ) $(PAYLOAD_HIGH_GZ) \
+            $(PAYLOAD_PIE_ZLIB) $(PAYLOAD_HIGH_ZLIB)
+
+# link base (lowest p_vaddr) and physical link base (lowest p_paddr)
+PAYLOAD_BASE_pie  := 0x0
+PAYLOAD_PHYS_pie  := 0x0
+PAYLOAD_BASE_exec := 0x1000000
+PAYLOAD_PHYS_exec := 0x1000000
+PAYLOAD_BASE_high := 0xffffffff81000000
+PAYLOAD_PHYS_high := 0x1000000
+
+PAYLOAD_CFLAGS := -std=gnu11 $(WARN) -O2 -g -ffreestanding -nostdlib \
+    -fno-builtin -fno-stack-protector -fno-stack-clash-protection \
+    -fcf-protection=none -mno-red-zone -mgeneral-regs-only \
+    -fno-asynchronous-unwind-tables -fno-unwind-tables -fno-common \
+    -fno-strict-aliasing -Iinclude -Ipayload
+PAYLOAD_CFLAGS_pie  := -fpie -fvisibility=hidden -DPAYLOAD_VARIANT_PIE
+PAYLOAD_CFLAGS_exec := -fno-pic -mcmodel=large -DPAYLOAD_VARIANT_EXEC
+PAYLOAD_CFLAGS_high := -fno-pic -mcmodel=kernel -DPAYLOAD_VARIANT_HIGH
+
+PAYLOAD_LDFLAGS := -nostdlib --no-undefined --fatal-warnings \
+    -z max-page-size=0x1000 -z common-page-size=0x1000 -z noexecstack
+PAYLOAD_LDFLAGS_pie  := -pie --no-dynamic-linker -z text -z norelro \
+    -z separate-code --hash-style=sysv -T payload/pie.lds
+PAYLOAD_LDFLAGS_exec := --emit-relocs -T payload/exec.lds
+PAYLOAD_LDFLAGS_high := --emit-relocs -T payload/exec.lds
+
+PAYLOAD_HDRS := include/kaslr_boot.h payload/serial.h payload/cpu.h
+PAYLOAD_OBJS  = $(addprefix $(PAYLOAD_DIR)/$(1)/,main.o serial.o entry.o)
+
+define PAYLOAD_RULES
+$(PAYLOAD_DIR)/$(1)/%.o: payload/%.c $(PAYLOAD_HDRS) payload/payload.mk
+	@mkdir -p $$(@D)
+	$$(CC) $$(PAYLOAD_CFLAGS) $$(PAYLOAD_CFLAGS_$(1)) \
+	    -DPAYLOAD_LINK_BASE=$$(PAYLOAD_BASE_$(1)) \
+	    -DPAYLOAD_LINK_PHYS=$$(PAYLOAD_PHYS_$(1)) -c $$< -o $$@
+$(PAYLOAD_DIR)/$(1)/%.o: payload/%.S payload/payload.mk
+	@mkdir -p $$(@D)
+	$$(CC) $$(PAYLOAD_CFLAGS) $$(PAYLOAD_CFLAGS_$(1)) -c $$< -o $$@
+$(PAYLOAD_DIR)/kernel-$(1).elf: $(call PAYLOAD_OBJS,$(1)) payload/pie.lds \
+        payload/exec.lds payload/check-elf.sh
+	$$(LD) $$(PAYLOAD_LDFLAGS) $$(PAYLOAD_LDFLAGS_$(1)) \
+	    --defsym=payload_link_base=$$(PAYLOAD_BASE_$(1)) \
+	    --defsym=payload_link_phys=$$(PAYLOAD_PHYS_$(1)) \
+	    $(call PAYLOAD_OBJS,$(1)) -o $$@.tmp
+	payload/check-elf.sh $(1) $$@.tmp
+	mv $$@.tmp $$@
+endef
+$(foreach v,$(PAYLOAD_VARIANTS),$(eval $(call PAYLOAD_RULES,$(v))))
+
+$(PAYLOAD_DIR)/%.elf.gz: $(PAYLOAD_DIR)/%.elf
+	gzip -9 -n -c $< > $@.tmp
+	mv $@.tmp $@
+
+$(PAYLOAD_DIR)/mkzlib: payload/mkzlib.c
+	@mkdir -p $(@D)
+	$(HOSTCC) -std=c11 $(WARN) -O2 $< -lz -o $@
+
+$(PAYLOAD_DIR)/%.elf.zlib: $(PAYLOAD_DIR)/%.elf $(PAYLOAD_DIR)/mkzlib
+	$(PAYLOAD_DIR)/mkzlib $< $@.tmp
+	mv $@.tmp $@
+
+payloads: $(PAYLOADS)

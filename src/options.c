@@ -1,0 +1,291 @@
+/*
+ * options.c - parsing the loader's options from untrusted text: load options
+ * (converted from UCS-2 first) and kaslr.conf.  Both feed one table of keys,
+ * so the two syntaxes cannot drift apart.
+ */
+#include <string.h>
+
+#include "options.h"
+#include "slot.h"
+#include "inflate.h"
+
+void options_defaults(struct ldr_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->min_addr = SLOT_DEFAULT_MIN;
+	o->max_kernel = INFLATE_DEFAULT_LIMIT;
+}
+
+enum ldr_err options_from_ucs2(const void *bytes, uint64_t nbytes, char *out,
+			       size_t cap, size_t *ret_len)
+{
+	const uint8_t *b = bytes;
+	uint64_t nchars = nbytes / 2, i;
+
+	if (cap == 0)
+		return LDR_E_INVAL;
+	for (i = 0; i < nchars; i++) {
+		uint16_t c = (uint16_t)(b[2 * i] | b[2 * i + 1] << 8);
+
+		if (c == 0)
+			break;
+		if (i >= cap - 1)
+			return LDR_E_OPT_TOO_LONG;
+		if (c == '\t' || c == '\r' || c == '\n')
+			c = ' ';
+		if (c < 0x20 || c > 0x7e) {
+			*ret_len = (size_t)i;
+			return LDR_E_OPT_ENCODING;
+		}
+		out[i] = (char)c;
+	}
+	out[i] = 0;
+	*ret_len = (size_t)i;
+	return LDR_OK;
+}
+
+static int opt_is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+static int opt_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+enum ldr_err options_parse_size(const char *s, size_t len, uint64_t *ret)
+{
+	uint64_t v = 0, mul = 1, base = 10;
+	size_t i = 0;
+
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	if (len && base == 10) {
+		switch (s[len - 1]) {
+		case 'k': case 'K': mul = KIB; len--; break;
+		case 'm': case 'M': mul = MIB; len--; break;
+		case 'g': case 'G': mul = GIB; len--; break;
+		}
+	}
+	if (i >= len)
+		return LDR_E_OPT_VALUE;
+	for (; i < len; i++) {
+		int d = opt_hexval(s[i]);
+
+		if (d < 0 || (uint64_t)d >= base || v > (UINT64_MAX - (uint64_t)d) / base)
+			return LDR_E_OPT_VALUE;
+		v = v * base + (uint64_t)d;
+	}
+	if (v > UINT64_MAX / mul)
+		return LDR_E_OPT_VALUE;
+	*ret = v * mul;
+	return LDR_OK;
+}
+
+/* exactly 64 hex digits -> 32 bytes */
+static enum ldr_err opt_hex32(const char *s, size_t len, uint8_t out[32])
+{
+	size_t i;
+
+	if (len != 64)
+		return LDR_E_OPT_VALUE;
+	for (i = 0; i < 32; i++) {
+		int hi = opt_hexval(s[2 * i]), lo = opt_hexval(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return LDR_E_OPT_VALUE;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return LDR_OK;
+}
+
+static enum ldr_err opt_copy(char *dst, size_t cap, const char *s, size_t len)
+{
+	if (len >= cap)
+		return LDR_E_OPT_TOO_LONG;
+	memcpy(dst, s, len);
+	dst[len] = 0;
+	return LDR_OK;
+}
+
+static void opt_set_bad(struct ldr_options *o, const char *s, size_t len)
+{
+	if (len > OPT_KEY_MAX)
+		len = OPT_KEY_MAX;
+	memcpy(o->bad, s, len);
+	o->bad[len] = 0;
+}
+
+static int opt_key_is(const char *k, size_t klen, const char *name)
+{
+	return strlen(name) == klen && memcmp(k, name, klen) == 0;
+}
+
+/* One key with its value (val NULL when the key stood alone). */
+static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
+			      const char *v, size_t vlen)
+{
+	enum ldr_err err;
+	uint64_t n;
+
+	if (opt_key_is(k, klen, "verbose") || opt_key_is(k, klen, "nokaslr")) {
+		int on = 1;
+
+		if (v) {
+			if (vlen == 1 && (v[0] == '0' || v[0] == '1'))
+				on = v[0] == '1';
+			else
+				return LDR_E_OPT_VALUE;
+		}
+		if (k[0] == 'v')
+			o->verbose = on;
+		else
+			o->nokaslr = on;
+		return LDR_OK;
+	}
+	if (!v || vlen == 0)
+		return LDR_E_OPT_VALUE;
+	if (opt_key_is(k, klen, "kernel"))
+		return opt_copy(o->kernel, sizeof(o->kernel), v, vlen);
+	if (opt_key_is(k, klen, "cmdline")) {
+		err = opt_copy(o->cmdline, sizeof(o->cmdline), v, vlen);
+		if (err == LDR_OK)
+			o->cmdline_len = (uint32_t)vlen;
+		return err;
+	}
+	if (opt_key_is(k, klen, "kaslr.seed")) {
+		err = opt_hex32(v, vlen, o->seed);
+		if (err == LDR_OK)
+			o->have_seed = 1;
+		return err;
+	}
+	if (opt_key_is(k, klen, "sha256")) {
+		err = opt_hex32(v, vlen, o->sha256);
+		if (err == LDR_OK)
+			o->have_sha256 = 1;
+		return err;
+	}
+	if (opt_key_is(k, klen, "kaslr.min") || opt_key_is(k, klen, "kaslr.max") ||
+	    opt_key_is(k, klen, "kaslr.maxsize")) {
+		err = options_parse_size(v, vlen, &n);
+		if (err != LDR_OK)
+			return err;
+		if (klen == 9 && k[6] == 'm' && k[7] == 'i')
+			o->min_addr = n;
+		else if (klen == 9)
+			o->max_addr = n;
+		else if (n == 0)
+			return LDR_E_OPT_VALUE;
+		else
+			o->max_kernel = n;
+		return LDR_OK;
+	}
+	return LDR_E_OPT_UNKNOWN;
+}
+
+static int opt_is_image_path(const char *w, size_t len)
+{
+	if (memchr(w, '=', len) || len < 4)
+		return 0;
+	return w[len - 4] == '.' && (w[len - 3] | 0x20) == 'e' &&
+	       (w[len - 2] | 0x20) == 'f' && (w[len - 1] | 0x20) == 'i';
+}
+
+enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len)
+{
+	size_t i = 0, words = 0;
+	enum ldr_err err;
+
+	if (len > OPT_TEXT_MAX)
+		return LDR_E_OPT_TOO_LONG;
+	while (i < len) {
+		size_t w, wl, eq;
+
+		while (i < len && opt_is_space(s[i]))
+			i++;
+		if (i >= len || s[i] == 0)
+			break;
+		w = i;
+		while (i < len && s[i] && !opt_is_space(s[i]))
+			i++;
+		wl = i - w;
+		if (wl == 2 && s[w] == '-' && s[w + 1] == '-') {
+			/* the rest, trimmed, is the kernel's command line */
+			size_t e = len;
+
+			while (i < len && opt_is_space(s[i]))
+				i++;
+			while (e > i && (opt_is_space(s[e - 1]) || s[e - 1] == 0))
+				e--;
+			err = opt_copy(o->cmdline, sizeof(o->cmdline), s + i, e - i);
+			if (err != LDR_OK) {
+				opt_set_bad(o, "--", 2);
+				return err;
+			}
+			o->cmdline_len = (uint32_t)(e - i);
+			return LDR_OK;
+		}
+		if (words++ == 0 && opt_is_image_path(s + w, wl))
+			continue;
+		for (eq = 0; eq < wl && s[w + eq] != '='; eq++)
+			;
+		err = eq < wl ? opt_apply(o, s + w, eq, s + w + eq + 1, wl - eq - 1)
+			      : opt_apply(o, s + w, wl, NULL, 0);
+		if (err != LDR_OK) {
+			opt_set_bad(o, s + w, eq);
+			return err;
+		}
+	}
+	return LDR_OK;
+}
+
+enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t len)
+{
+	size_t i = 0;
+	enum ldr_err err;
+
+	if (len > OPT_TEXT_MAX)
+		return LDR_E_OPT_TOO_LONG;
+	while (i < len) {
+		size_t k, kl, v, e;
+
+		while (i < len && opt_is_space(s[i]))
+			i++;
+		k = i;
+		while (i < len && s[i] != '\n')
+			i++;
+		e = i; /* end of this line */
+		if (k == e || s[k] == '#')
+			continue;
+		for (kl = 0; k + kl < e && !opt_is_space(s[k + kl]) && s[k + kl] != '#'; kl++)
+			;
+		v = k + kl;
+		while (v < e && (s[v] == ' ' || s[v] == '\t'))
+			v++;
+		/* comments end the value, except in cmdline, which is verbatim */
+		if (!(kl == 7 && memcmp(s + k, "cmdline", 7) == 0)) {
+			size_t c;
+
+			for (c = v; c < e && s[c] != '#'; c++)
+				;
+			e = c;
+		}
+		while (e > v && opt_is_space(s[e - 1]))
+			e--;
+		err = opt_apply(o, s + k, kl, v < e ? s + v : NULL, e - v);
+		if (err != LDR_OK) {
+			opt_set_bad(o, s + k, kl);
+			return err;
+		}
+	}
+	return LDR_OK;
+}

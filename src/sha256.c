@@ -1,0 +1,181 @@
+/*
+ * sha256.c - SHA-256 as specified in FIPS 180-4 (sections 4.1.2, 4.2.2,
+ * 5.1.1, 5.3.3 and 6.2).  Byte-oriented, endian-independent, no tables
+ * beyond the round constants.
+ */
+#include <string.h>
+
+#include "sha256.h"
+
+/* FIPS 180-4 4.2.2: first 32 bits of the fractional parts of the cube
+ * roots of the first 64 primes. */
+static const uint32_t sha256_k[64] = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
+	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
+	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
+	0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
+	0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
+	0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
+	0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
+	0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+static uint32_t sha256_rotr(uint32_t x, unsigned n)
+{
+	return (x >> n) | (x << (32 - n));
+}
+
+static uint32_t sha256_load_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static void sha256_store_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* FIPS 180-4 6.2.2: one 512-bit block into the state. */
+static void sha256_compress(uint32_t state[8], const uint8_t block[SHA256_BLOCK_SIZE])
+{
+	uint32_t w[64];
+	uint32_t a, b, c, d, e, f, g, h;
+	unsigned t;
+
+	for (t = 0; t < 16; t++)
+		w[t] = sha256_load_be32(block + 4 * t);
+	for (t = 16; t < 64; t++) {
+		uint32_t s0 = sha256_rotr(w[t - 15], 7) ^ sha256_rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
+		uint32_t s1 = sha256_rotr(w[t - 2], 17) ^ sha256_rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
+
+		w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+	}
+
+	a = state[0];
+	b = state[1];
+	c = state[2];
+	d = state[3];
+	e = state[4];
+	f = state[5];
+	g = state[6];
+	h = state[7];
+	for (t = 0; t < 64; t++) {
+		uint32_t big_s1 = sha256_rotr(e, 6) ^ sha256_rotr(e, 11) ^ sha256_rotr(e, 25);
+		uint32_t ch = (e & f) ^ (~e & g);
+		uint32_t t1 = h + big_s1 + ch + sha256_k[t] + w[t];
+		uint32_t big_s0 = sha256_rotr(a, 2) ^ sha256_rotr(a, 13) ^ sha256_rotr(a, 22);
+		uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
+		uint32_t t2 = big_s0 + maj;
+
+		h = g;
+		g = f;
+		f = e;
+		e = d + t1;
+		d = c;
+		c = b;
+		b = a;
+		a = t1 + t2;
+	}
+	state[0] += a;
+	state[1] += b;
+	state[2] += c;
+	state[3] += d;
+	state[4] += e;
+	state[5] += f;
+	state[6] += g;
+	state[7] += h;
+}
+
+/* Start a new hash: FIPS 180-4 5.3.3 initial hash value. */
+void sha256_init(struct sha256_ctx *ctx)
+{
+	static const uint32_t iv[8] = {
+		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+		0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+	};
+
+	memcpy(ctx->state, iv, sizeof(iv));
+	ctx->total = 0;
+	ctx->buf_len = 0;
+}
+
+/* Absorb len bytes at data; data may be NULL only when len is 0. */
+void sha256_update(struct sha256_ctx *ctx, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	if (len == 0)
+		return;
+	ctx->total += len;
+
+	if (ctx->buf_len) {
+		size_t take = SHA256_BLOCK_SIZE - ctx->buf_len;
+
+		if (take > len)
+			take = len;
+		memcpy(ctx->buf + ctx->buf_len, p, take);
+		ctx->buf_len += take;
+		p += take;
+		len -= take;
+		if (ctx->buf_len < SHA256_BLOCK_SIZE)
+			return;
+		sha256_compress(ctx->state, ctx->buf);
+		ctx->buf_len = 0;
+	}
+	while (len >= SHA256_BLOCK_SIZE) {
+		sha256_compress(ctx->state, p);
+		p += SHA256_BLOCK_SIZE;
+		len -= SHA256_BLOCK_SIZE;
+	}
+	if (len) {
+		memcpy(ctx->buf, p, len);
+		ctx->buf_len = len;
+	}
+}
+
+/*
+ * Pad (FIPS 180-4 5.1.1: a 1 bit, zeros, then the 64-bit big-endian bit
+ * length), write the digest to ret_digest and wipe the context, which may
+ * have held secret seed material.
+ */
+void sha256_final(struct sha256_ctx *ctx, uint8_t ret_digest[SHA256_DIGEST_SIZE])
+{
+	uint64_t bits = ctx->total * 8;
+	volatile uint8_t *wipe = (volatile uint8_t *)ctx;
+	size_t i;
+
+	ctx->buf[ctx->buf_len++] = 0x80;
+	if (ctx->buf_len > SHA256_BLOCK_SIZE - 8) {
+		memset(ctx->buf + ctx->buf_len, 0, SHA256_BLOCK_SIZE - ctx->buf_len);
+		sha256_compress(ctx->state, ctx->buf);
+		ctx->buf_len = 0;
+	}
+	memset(ctx->buf + ctx->buf_len, 0, SHA256_BLOCK_SIZE - 8 - ctx->buf_len);
+	for (i = 0; i < 8; i++)
+		ctx->buf[SHA256_BLOCK_SIZE - 1 - i] = (uint8_t)(bits >> (8 * i));
+	sha256_compress(ctx->state, ctx->buf);
+
+	for (i = 0; i < 8; i++)
+		sha256_store_be32(ret_digest + 4 * i, ctx->state[i]);
+
+	/* volatile so the wipe of a dead object is not optimised away */
+	for (i = 0; i < sizeof(*ctx); i++)
+		wipe[i] = 0;
+}
+
+/* One-shot: ret_digest = SHA-256(data[0..len)). */
+void sha256(const void *data, size_t len, uint8_t ret_digest[SHA256_DIGEST_SIZE])
+{
+	struct sha256_ctx ctx;
+
+	sha256_init(&ctx);
+	sha256_update(&ctx, data, len);
+	sha256_final(&ctx, ret_digest);
+}

@@ -1,0 +1,12 @@
+#!/bin/sh
+# check-image.sh SO EFI - link-time checks on the loader: no undefined
+# symbols, only dynamic relocations gnu-efi's self-relocator applies
+# (R_X86_64_RELATIVE / NONE), and a PE32+ EFI application came out.
+so=$1 efi=$2
+u=$(nm -u "$so")
+if [ -n "$u" ]; then echo "check-image: undefined symbols in $so:"; echo "$u"; exit 1; fi
+bad=$(readelf -rW "$so" | awk '/^[0-9a-f]+ +[0-9a-f]+ R_X86_64_/ && $3 != "R_X86_64_RELATIVE" && $3 != "R_X86_64_NONE" {print $3}' | sort -u)
+if [ -n "$bad" ]; then echo "check-image: unsupported dynamic relocations: $bad"; exit 1; fi
+objdump -p "$efi" | grep -q 'Magic.*020b' || { echo "check-image: $efi is not PE32+"; exit 1; }
+objdump -p "$efi" | grep -q 'Subsystem.*0000000a' || { echo "check-image: $efi is not an EFI application"; exit 1; }
+exit 0

@@ -1,0 +1,70 @@
+# lib.sh - helpers for boot-test cases (sourced by test/qemu/case.sh).
+# Every case prints "ok NAME" or "FAIL NAME: reason" as its last line.
+
+B=${BUILD:-build}
+LOADER=$B/BOOTX64.EFI
+P=$B/payload
+WORK=$B/qemu
+mkdir -p "$WORK"
+
+# the payload's report line from a serial log, CRs and ANSI escapes dropped
+payload_line() {
+	tr -d '\r' <"$1" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | grep -a '^payload: \(PASS\|FAIL\)' | tail -n 1
+}
+
+# key=value from a report line (cmdline= is the rest of the line)
+kv() {
+	if [ "$2" = cmdline ]; then
+		printf '%s\n' "$1" | sed -n 's/.* cmdline=//p'
+	else
+		printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
+	fi
+}
+
+# clean serial text (no CR, no ANSI escapes)
+clean_log() {
+	tr -d '\r' <"$1" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g'
+}
+
+ok() { echo "ok $NAME${1:+ ($1)}"; exit 0; }
+fail() {
+	echo "FAIL $NAME: $*"
+	if [ -n "${LOG:-}" ] && [ -f "$LOG" ]; then
+		echo "---- serial log of $NAME (last 25 lines) ----"
+		clean_log "$LOG" | tail -n 25
+		echo "----"
+	fi
+	exit 1
+}
+
+# boot_payload ESP [boot.sh options] -> sets LINE, RC; LOG is the serial log
+boot_payload() {
+	local esp=$1
+	shift
+	LOG=$WORK/$NAME.log
+	test/qemu/boot.sh --log "$LOG" "$@" "$esp"
+	RC=$?
+	LINE=$(payload_line "$LOG")
+}
+
+# expect_pass: the payload reported PASS and exited through isa-debug-exit
+expect_pass() {
+	[ -n "$LINE" ] || fail "no payload line (qemu rc=$RC)"
+	case $LINE in "payload: PASS "*) ;; *) fail "payload says: $LINE" ;; esac
+	[ "$RC" = 33 ] || fail "qemu exit status $RC, want 33 (payload PASS)"
+}
+
+# mkesp NAME KERNEL [extras...] -> prints the image path
+mkesp() {
+	local img=$WORK/$1.img
+	shift
+	test/qemu/mkesp.sh "$img" "$LOADER" "$@" || fail "mkesp failed"
+	echo "$img"
+}
+
+# write a kaslr.conf with the given lines, print its path
+conf() {
+	local f=$WORK/$NAME.conf
+	printf '%s\n' "$@" >"$f"
+	echo "$f"
+}

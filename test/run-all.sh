@@ -1,0 +1,50 @@
+#!/bin/bash
+# run-all.sh - every test tier; the last line is "N passed, N failed".
+#   tier 1: host unit tests (ASan + UBSan)
+#   tier 2: fuzz targets, a short bounded pass
+#   tier 3: QEMU + OVMF boots, two at a time
+set -u
+cd "$(dirname "$0")/.."
+B=${BUILD:-build}
+passed=0 failed=0
+out=$B/test-results
+rm -rf "$out"; mkdir -p "$out"
+
+count() { # count FILE: add the "N passed, N failed" line of a tier
+	local l
+	l=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+	if [ -z "$l" ]; then failed=$((failed + 1)); return; fi
+	set -- $l
+	passed=$((passed + $2)); failed=$((failed + $4))
+}
+
+echo "== tier 1: host unit tests"
+make --no-print-directory unit >"$out/unit.txt" 2>&1
+grep -E '^(  |unit:|FAIL)' "$out/unit.txt" | grep -v ': 0 failed' | tail -n 40
+grep -E '^unit:' "$out/unit.txt" || { tail -n 30 "$out/unit.txt"; echo "unit: 0 passed, 1 failed" >>"$out/unit.txt"; }
+count "$out/unit.txt"
+
+if [ -x test/fuzz/run-smoke.sh ]; then
+	echo "== tier 2: fuzz smoke"
+	test/fuzz/run-smoke.sh >"$out/fuzz.txt" 2>&1
+	tail -n 12 "$out/fuzz.txt"
+	count "$out/fuzz.txt"
+fi
+
+echo "== tier 3: QEMU + OVMF boots"
+cases=$(test/qemu/cases.list)
+printf '%s\n' $cases | xargs -P 2 -I{} sh -c 'test/qemu/case.sh {} > '"$out"'/boot-{}.txt 2>&1'
+bp=0 bf=0
+for c in $cases; do
+	r=$out/boot-$c.txt
+	if grep -q "^ok $c" "$r"; then
+		grep "^ok $c" "$r"; bp=$((bp + 1))
+	else
+		cat "$r"; bf=$((bf + 1))
+	fi
+done
+echo "boot: $bp passed, $bf failed" | tee "$out/boot.txt"
+count "$out/boot.txt"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
