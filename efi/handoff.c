@@ -247,7 +247,7 @@ static enum ldr_err ho_final_map(struct kaslr_boot_info *info, uint8_t *block,
 
 	_Static_assert(sizeof(struct mem_region) == sizeof(struct kb_mem_entry),
 		       "in-place conversion needs equal sizes");
-	err = e820_from_efi(m->buf, m->size, m->desc_size, r, cap, &n);
+	err = e820_protocol_from_efi(m->buf, m->size, m->desc_size, r, cap, &n);
 	if (err != LDR_OK)
 		return err;
 	for (i = 0; i < n; i++) {
@@ -298,7 +298,13 @@ EFI_STATUS handoff_boot(struct loader *L)
 	info->link_base = L->elf.link_vbase;
 	info->phys_offset = L->phys_base - L->elf.pbase;
 	info->virt_offset = L->virt_base - L->elf.link_vbase;
-	info->image_size = L->load_size;
+	info->image_size = 0;
+	for (v = 0; v < L->elf.nseg; v++) {
+		uint64_t end = L->elf.seg[v].load_off + L->elf.seg[v].memsz;
+
+		if (end > info->image_size)
+			info->image_size = end;
+	}
 	info->phys_slots = L->phys_slots;
 	info->virt_slots = L->virt_slots;
 	info->entropy_sources = L->sources;

@@ -54,6 +54,18 @@
 #define E820_UNUSABLE      5u
 #define E820_PMEM          7u
 #define E820_SOFT_RESERVED 0xefffffffu
+/* the loader's own leftovers, only in e820_protocol_from_efi() output;
+ * equal to KB_MEM_LOADER_RECLAIMABLE and KB_MEM_KERNEL in kaslr_boot.h */
+#define E820_LOADER_RECLAIMABLE 0x10000001u
+#define E820_KERNEL             0x10000002u
+
+/*
+ * EFI memory types from the OS-loader range (UEFI: 0x80000000 and up belong
+ * to the OS loader) that this loader allocates with, so that the final map
+ * says which pages are the kernel's and which are reclaimable leftovers.
+ */
+#define EFI_MT_OSLOADER_KERNEL  0x80000001u
+#define EFI_MT_OSLOADER_RECLAIM 0x80000002u
 
 /*
  * Nothing produced here reaches into the top 4 KiB page of the 64-bit space:
@@ -115,6 +127,15 @@ enum ldr_err e820_from_efi(const void *map, uint64_t map_size, uint64_t desc_siz
  * Same inputs, output form (all entries type E820_RAM), capacity and errors
  * as e820_from_efi().
  */
+/*
+ * As e820_from_efi(), but for this loader's boot protocol: descriptors of
+ * EFI_MT_OSLOADER_KERNEL become E820_KERNEL and EFI_MT_OSLOADER_RECLAIM
+ * become E820_LOADER_RECLAIMABLE (e820_from_efi() calls both RAM, which is
+ * what they are to a kernel that knows nothing of them, e.g. Linux).
+ */
+enum ldr_err e820_protocol_from_efi(const void *map, uint64_t map_size, uint64_t desc_size,
+				    struct mem_region *out, size_t out_cap, size_t *ret_count);
+
 enum ldr_err e820_free_from_efi(const void *map, uint64_t map_size, uint64_t desc_size,
 				struct mem_region *out, size_t out_cap, size_t *ret_count);
 

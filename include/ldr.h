@@ -92,6 +92,7 @@ enum ldr_err {
 	/* Linux boot protocol */
 	LDR_E_LINUX_SETUP,
 	LDR_E_LINUX_VERSION,
+	LDR_E_PT_UNMAPPED,
 	LDR_ERR_COUNT
 };
 

@@ -18,6 +18,8 @@
  *   ACPIMemoryNVS                             NVS
  *   PersistentMemory                          PMEM
  *   UnacceptedMemory, any unknown number      left out of the table
+ *   this loader's OS-loader types             RAM (e820_protocol_from_efi():
+ *   (EFI_MT_OSLOADER_KERNEL/_RECLAIM)         KERNEL / LOADER_RECLAIMABLE)
  *
  * Linux turns UnacceptedMemory into RAM only when it also hands the kernel a
  * bitmap of pages still to be accepted; this loader has no such bitmap, so
@@ -60,7 +62,7 @@
  * Overlaps: each byte gets the type of the most restrictive descriptor that
  * covers it, in this order (lowest wins least):
  *
- *   RAM < SOFT_RESERVED < ACPI < NVS < PMEM < RESERVED < UNUSABLE (< busy)
+ *   RAM < LOADER_RECLAIMABLE < KERNEL < SOFT_RESERVED < ACPI < NVS < PMEM < RESERVED < UNUSABLE (< busy)
  *
  * RAM is whatever no one else claims; soft-reserved is RAM set aside for a
  * driver; ACPI-reclaim becomes RAM once the tables are read; NVS and PMEM
@@ -96,6 +98,7 @@
 
 enum e820_mode {
 	E820_MODE_TABLE,
+	E820_MODE_PROTOCOL,
 	E820_MODE_FREE,
 };
 
@@ -120,6 +123,7 @@ static enum ldr_err e820_check_map(const void *map, uint64_t map_size, uint64_t 
 	return LDR_OK;
 }
 
+/* e820 type for one EFI descriptor (table above); 0 = not in the table. */
 uint32_t e820_type_from_efi(uint32_t efi_type, uint64_t attr)
 {
 	switch (efi_type) {
@@ -144,11 +148,15 @@ uint32_t e820_type_from_efi(uint32_t efi_type, uint64_t attr)
 		return E820_NVS;
 	case EFI_MT_PERSISTENT:
 		return E820_PMEM;
+	case EFI_MT_OSLOADER_KERNEL:
+	case EFI_MT_OSLOADER_RECLAIM:
+		return E820_RAM;
 	default: /* EFI_MT_UNACCEPTED and unknown: see the file comment */
 		return 0;
 	}
 }
 
+/* Constant short name of an e820 type for log lines; never NULL. */
 const char *e820_type_name(uint32_t type)
 {
 	switch (type) {
@@ -159,10 +167,13 @@ const char *e820_type_name(uint32_t type)
 	case E820_UNUSABLE: return "unusable";
 	case E820_PMEM: return "PMEM";
 	case E820_SOFT_RESERVED: return "soft-reserved";
+	case E820_LOADER_RECLAIMABLE: return "loader-reclaimable";
+	case E820_KERNEL: return "kernel";
 	default: return "unknown";
 	}
 }
 
+/* 1 if any descriptor carries EFI_MEMORY_MORE_RELIABLE; 0 otherwise or for a malformed map. */
 int e820_efi_has_mirror(const void *map, uint64_t map_size, uint64_t desc_size)
 {
 	const uint8_t *p = map;
@@ -180,13 +191,15 @@ static unsigned e820_rank(uint32_t type)
 {
 	switch (type) {
 	case E820_RAM: return 0;
-	case E820_SOFT_RESERVED: return 1;
-	case E820_ACPI: return 2;
-	case E820_NVS: return 3;
-	case E820_PMEM: return 4;
-	case E820_RESERVED: return 5;
-	case E820_UNUSABLE: return 6;
-	default: return 7; /* E820_BUSY */
+	case E820_LOADER_RECLAIMABLE: return 1;
+	case E820_KERNEL: return 2;
+	case E820_SOFT_RESERVED: return 3;
+	case E820_ACPI: return 4;
+	case E820_NVS: return 5;
+	case E820_PMEM: return 6;
+	case E820_RESERVED: return 7;
+	case E820_UNUSABLE: return 8;
+	default: return 9; /* E820_BUSY */
 	}
 }
 
@@ -215,7 +228,11 @@ static int e820_desc_range(uint64_t phys, uint64_t pages, uint64_t *ret_addr, ui
 /* The type a descriptor gets in this build; 0 = leave it out. */
 static uint32_t e820_classify(enum e820_mode mode, uint32_t efi_type, uint64_t attr, int mirror)
 {
-	if (mode == E820_MODE_TABLE)
+	if (mode == E820_MODE_PROTOCOL && efi_type == EFI_MT_OSLOADER_KERNEL)
+		return E820_KERNEL;
+	if (mode == E820_MODE_PROTOCOL && efi_type == EFI_MT_OSLOADER_RECLAIM)
+		return E820_LOADER_RECLAIMABLE;
+	if (mode != E820_MODE_FREE)
 		return e820_type_from_efi(efi_type, attr);
 	if (efi_type == EFI_MT_CONVENTIONAL && !(attr & EFI_MA_SP) &&
 	    (!mirror || (attr & EFI_MA_MORE_RELIABLE)))
@@ -432,12 +449,27 @@ static enum ldr_err e820_build(const void *map, uint64_t map_size, uint64_t desc
 	return LDR_OK;
 }
 
+/*
+ * The e820 table of a raw map into out[0..*ret_count).
+ * Errors: LDR_E_MMAP_DESC_SIZE, LDR_E_MMAP_TOO_BIG, LDR_E_INVAL (see e820.h).
+ */
 enum ldr_err e820_from_efi(const void *map, uint64_t map_size, uint64_t desc_size,
 			   struct mem_region *out, size_t out_cap, size_t *ret_count)
 {
 	return e820_build(map, map_size, desc_size, E820_MODE_TABLE, out, out_cap, ret_count);
 }
 
+/* The protocol's table (loader types kept apart); errors as e820_from_efi(). */
+enum ldr_err e820_protocol_from_efi(const void *map, uint64_t map_size, uint64_t desc_size,
+				    struct mem_region *out, size_t out_cap, size_t *ret_count)
+{
+	return e820_build(map, map_size, desc_size, E820_MODE_PROTOCOL, out, out_cap, ret_count);
+}
+
+/*
+ * The free list (conventional, not SP, mirrored if any mirror) into
+ * out[0..*ret_count).  Errors as e820_from_efi().
+ */
 enum ldr_err e820_free_from_efi(const void *map, uint64_t map_size, uint64_t desc_size,
 				struct mem_region *out, size_t out_cap, size_t *ret_count)
 {

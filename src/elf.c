@@ -39,9 +39,13 @@ static enum ldr_err elf_check_header(const uint8_t *f, uint64_t size,
 
 	if (size == 0)
 		return LDR_E_EMPTY_FILE;
-	/* A short file that is not even an ELF prefix says "bad magic". */
-	if (memcmp(f, ELFMAG, (size_t)n) != 0)
-		return LDR_E_BAD_MAGIC;
+	/*
+	 * A short file that is not even an ELF prefix says "bad magic".
+	 * (A loop, not memcmp: libefi provides only memcpy and memset.)
+	 */
+	for (uint64_t i = 0; i < n; i++)
+		if (f[i] != (uint8_t)ELFMAG[i])
+			return LDR_E_BAD_MAGIC;
 	if (size < sizeof(*eh))
 		return LDR_E_TRUNCATED;
 	memcpy(eh, f, sizeof(*eh));

@@ -66,6 +66,7 @@ static const char *const ldr_err_str[LDR_ERR_COUNT] = {
 	[LDR_E_EMPTY_FILE] = "file is empty",
 	[LDR_E_LINUX_SETUP] = "bad Linux setup header",
 	[LDR_E_LINUX_VERSION] = "Linux boot protocol too old",
+	[LDR_E_PT_UNMAPPED] = "address is not mapped by the page tables",
 };
 
 const char *ldr_strerror(enum ldr_err err)

@@ -18,7 +18,9 @@ enum inflate_format inflate_detect(const void *buf, uint64_t len)
 {
 	const uint8_t *b = buf;
 
-	if (len >= 3 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8)
+	/* ID1 ID2 only: a bad CM byte is then reported by inflate_image()
+	 * as a bad gzip header, not as "not an ELF file" */
+	if (len >= 2 && b[0] == 0x1f && b[1] == 0x8b)
 		return INFLATE_GZIP;
 	/* zlib: CM = 8 (deflate), CINFO <= 7, and the header checksum */
 	if (len >= 2 && (b[0] & 0x0f) == 8 && (b[0] >> 4) <= 7 &&
@@ -135,6 +137,11 @@ enum ldr_err inflate_image(const void *in, uint64_t in_len, uint64_t limit,
 			break;
 		if (zr == Z_DATA_ERROR) {
 			err = inflate_data_error(zs.msg);
+			goto out;
+		}
+		if (zr == Z_NEED_DICT) {
+			/* zlib FDICT: a preset dictionary the loader cannot supply */
+			err = LDR_E_GZIP_HEADER;
 			goto out;
 		}
 		if (zr == Z_MEM_ERROR) {

@@ -66,11 +66,11 @@ static const char *reloc_name(const struct elf_image *img, uint64_t strtab_off,
 {
 	const uint8_t *s = img->file + strtab_off;
 
-	if (strtab_size == 0 || name >= strtab_size)
-		return NULL;
-	if (!memchr(s + name, 0, (size_t)(strtab_size - name)))
-		return NULL;
-	return (const char *)s + name;
+	/* A loop, not memchr: libefi provides only memcpy and memset. */
+	for (uint64_t i = name; i < strtab_size; i++)
+		if (s[i] == 0)
+			return (const char *)s + name;
+	return NULL;
 }
 
 /*

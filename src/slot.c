@@ -198,6 +198,7 @@ static enum ldr_err slot_scan(const struct mem_region *regions, size_t n,
 	return LDR_OK;
 }
 
+/* Number of slots honouring p->avoid; 0 also for invalid input (slot.h). */
 uint64_t slot_count(const struct mem_region *regions, size_t n, const struct slot_params *p)
 {
 	uint64_t total, base;
@@ -208,6 +209,7 @@ uint64_t slot_count(const struct mem_region *regions, size_t n, const struct slo
 	return total;
 }
 
+/* Slots of every E820_RAM region of e820 in p's window, ignoring p->avoid; 0 on invalid input. */
 uint64_t slot_theoretical(const struct mem_region *e820, size_t n, const struct slot_params *p)
 {
 	uint64_t total, base;
@@ -218,6 +220,10 @@ uint64_t slot_theoretical(const struct mem_region *e820, size_t n, const struct 
 	return total;
 }
 
+/*
+ * The idx-th slot in address order into *ret_base.
+ * Errors: LDR_E_INVAL (bad p or regions), LDR_E_NO_SLOT (idx >= count).
+ */
 enum ldr_err slot_at(const struct mem_region *regions, size_t n, const struct slot_params *p,
 		     uint64_t idx, uint64_t *ret_base)
 {
@@ -236,6 +242,12 @@ enum ldr_err slot_at(const struct mem_region *regions, size_t n, const struct sl
 	return LDR_OK;
 }
 
+/*
+ * Count, draw one index through draw(ctx, count), name that slot.
+ * Outputs *ret_base and *ret_count, only on success.
+ * Errors: LDR_E_INVAL (bad input, draw NULL or out of range), LDR_E_NO_SLOT,
+ * or the draw's own error.
+ */
 enum ldr_err slot_pick(const struct mem_region *regions, size_t n, const struct slot_params *p,
 		       slot_draw_fn draw, void *ctx, uint64_t *ret_base, uint64_t *ret_count)
 {

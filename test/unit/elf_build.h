@@ -7,7 +7,7 @@
  *   file 0x0000 text R-X  vaddr 0    file 0x1000 .text  R-X  EB_V
  *        0x0040 phdrs                     0x2000 .data  RW-  EB_V+0x1000
  *        0x0200 .dynsym                   (bss to EB_V+0x3000)
- *        0x0280 .dynstr                   0x3000 .symtab, 0x3400 .strtab
+ *        0x02b0 .dynstr                   0x3000 .symtab, 0x3400 .strtab
  *        0x0300 .rela.dyn                 0x3800 .rela.data/.rela.text/
  *        0x0480 .rela.plt                        .rela.debug
  *        0x0500 .relr                     0x3c00 section headers
@@ -44,7 +44,7 @@
 
 /* PIE offsets */
 #define EB_DYNSYM  0x200
-#define EB_DYNSTR  0x280
+#define EB_DYNSTR  0x2b0
 #define EB_RELA    0x300
 #define EB_JMPREL  0x480
 #define EB_RELR    0x500
