@@ -20,6 +20,7 @@
 #define DT_RELRENT 37
 #endif
 
+/* The default limits (see elf_load.h): 1 GiB, 64 phdrs, AUTO, Linux W+X. */
 struct elf_limits elf_default_limits(void)
 {
 	struct elf_limits lim = {
@@ -314,6 +315,7 @@ static int elf_seg_of(const struct elf_image *img, uint64_t vaddr, uint64_t size
 	return -1;
 }
 
+/* [vaddr, vaddr + size) -> file offset inside one PT_LOAD's file bytes; 0 if not. */
 int elf_vaddr_to_file(const struct elf_image *img, uint64_t vaddr,
 		      uint64_t size, uint64_t *ret_off)
 {
@@ -494,6 +496,11 @@ static enum ldr_err elf_check_rela_sections(struct elf_image *img)
 	return LDR_OK;
 }
 
+/*
+ * Validate file[0, size) and describe it in *ret_img (on success only).
+ * Order: header, program headers, section headers, Linux tail, W+X, layout,
+ * entry, dynamic section, --emit-relocs sections.  Errors: see elf_load.h.
+ */
 enum ldr_err elf_parse(const void *file, uint64_t size,
 		       const struct elf_limits *lim, struct elf_image *ret_img)
 {
@@ -592,6 +599,7 @@ enum ldr_err elf_parse(const void *file, uint64_t size,
 	return LDR_OK;
 }
 
+/* Copy the segments to dest by load_off, zero the rest; LDR_E_INVAL if too small. */
 enum ldr_err elf_load(const struct elf_image *img, void *dest, uint64_t dest_size)
 {
 	uint8_t *d = dest;

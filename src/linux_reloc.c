@@ -30,6 +30,10 @@ static uint32_t lr_word(const uint8_t *p)
 	return v;
 }
 
+/*
+ * Locate the table in file[elf_end, size) into *ret (on success only).
+ * Errors: LDR_E_INVAL, LDR_E_LINUX_RELOCS (see linux_reloc.h).
+ */
 enum ldr_err linux_relocs_find(const uint8_t *file, uint64_t size,
 			       uint64_t elf_end, struct elf_linux_relocs *ret)
 {
@@ -82,6 +86,10 @@ static int lr_fits32(uint32_t v, int64_t d, int allow_zext)
 	return allow_zext && z >= 0 && z <= (int64_t)UINT32_MAX;
 }
 
+/*
+ * Apply table[0, len) to dest; *ret_count on success.  Errors: LDR_E_INVAL,
+ * LDR_E_LINUX_RELOCS, LDR_E_RELOC_TARGET, LDR_E_RELOC_RANGE.
+ */
 enum ldr_err linux_relocs_apply(const uint8_t *table, uint64_t len,
 				void *dest, uint64_t dest_size,
 				uint64_t link_vbase, uint64_t virt_delta,

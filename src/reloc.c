@@ -338,6 +338,11 @@ static enum ldr_err reloc_sections(struct reloc_ctx *c)
 	return LDR_OK;
 }
 
+/*
+ * Relocate dest so that loaded offset 0 runs at new_vbase, from the one
+ * source elf_parse() chose; *report says what happened either way.
+ * Errors: see reloc.h.
+ */
 enum ldr_err reloc_apply(const struct elf_image *img, void *dest,
 			 uint64_t dest_size, uint64_t new_vbase,
 			 struct reloc_report *report)
