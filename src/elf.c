@@ -286,9 +286,8 @@ static enum ldr_err elf_place(struct elf_image *img, const struct elf_limits *li
  */
 static enum ldr_err elf_check_entry(struct elf_image *img)
 {
-	for (int pass = 0; pass < 2; pass++) {
-		if (pass == 0 && img->layout != ELF_LAYOUT_PADDR)
-			continue;
+	/* pass 0 matches p_paddr (PADDR layout only), pass 1 p_vaddr */
+	for (int pass = img->layout == ELF_LAYOUT_PADDR ? 0 : 1; pass < 2; pass++) {
 		for (unsigned i = 0; i < img->nseg; i++) {
 			const struct elf_segment *s = &img->seg[i];
 			uint64_t a = pass == 0 ? s->paddr : s->vaddr;

@@ -130,6 +130,20 @@ static int opt_key_is(const char *k, size_t klen, const char *name)
 	return strlen(name) == klen && memcmp(k, name, klen) == 0;
 }
 
+/* Keys that need a value (so that a bare unknown word is "unknown"). */
+static int opt_takes_value(const char *k, size_t klen)
+{
+	static const char *const keys[] = {
+		"kernel", "cmdline", "kaslr.seed", "sha256",
+		"kaslr.min", "kaslr.max", "kaslr.maxsize",
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (opt_key_is(k, klen, keys[i]))
+			return 1;
+	return 0;
+}
+
 /* One key with its value (val NULL when the key stood alone). */
 static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
 			      const char *v, size_t vlen)
@@ -153,7 +167,7 @@ static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
 		return LDR_OK;
 	}
 	if (!v || vlen == 0)
-		return LDR_E_OPT_VALUE;
+		return opt_takes_value(k, klen) ? LDR_E_OPT_VALUE : LDR_E_OPT_UNKNOWN;
 	if (opt_key_is(k, klen, "kernel"))
 		return opt_copy(o->kernel, sizeof(o->kernel), v, vlen);
 	if (opt_key_is(k, klen, "cmdline")) {

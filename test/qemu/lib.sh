@@ -68,3 +68,12 @@ conf() {
 	printf '%s\n' "$@" >"$f"
 	echo "$f"
 }
+
+# boot_format VARIANT [EXT]: boot kernel-VARIANT.elf[.EXT] and expect PASS
+boot_format() {
+	local v=$1 ext=${2:-}
+	boot_payload "$(mkesp "$NAME" "$P/kernel-$v.elf${ext:+.$ext}")" --cpu max
+	expect_pass
+	[ "$(kv "$LINE" variant)" = "$v" ] || fail "variant=$(kv "$LINE" variant), want $v"
+	ok "phys=$(kv "$LINE" phys) virt=$(kv "$LINE" virt)"
+}

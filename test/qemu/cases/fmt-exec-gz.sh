@@ -1,0 +1,2 @@
+# fmt-exec-gz - the exec-gz payload variant boots and passes
+boot_format exec gz

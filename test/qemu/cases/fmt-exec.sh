@@ -1,0 +1,2 @@
+# fmt-exec - the exec payload variant boots and passes
+boot_format exec 

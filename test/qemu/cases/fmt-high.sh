@@ -1,0 +1,2 @@
+# fmt-high - the high payload variant boots and passes
+boot_format high 

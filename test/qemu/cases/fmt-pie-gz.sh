@@ -1,0 +1,2 @@
+# fmt-pie-gz - the pie-gz payload variant boots and passes
+boot_format pie gz

@@ -1,0 +1,2 @@
+# fmt-pie-zlib - the pie-zlib payload variant boots and passes
+boot_format pie zlib

@@ -1,0 +1,6 @@
+# rng-rdrand - -cpu max, no virtio-rng: RDRAND is the strongest source, not weak
+boot_payload "$(mkesp "$NAME" "$P/kernel-pie.elf")" --cpu max
+expect_pass
+[ "$(kv "$LINE" rng)" = rdrand ] || fail "rng=$(kv "$LINE" rng), want rdrand"
+[ "$(kv "$LINE" weak)" = 0 ] || fail "weak flag set with RDRAND"
+ok

@@ -1,0 +1,553 @@
+/*
+ * test_options.c - host tests for src/options.c: tables of load-option
+ * lines, kaslr.conf texts, UCS-2 LoadOptions and size strings with the
+ * result each must give, plus load options overriding the config file.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "test.h"
+
+#define HEX_SEQ "000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1F"
+#define HEX_SHA "F0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFFe0e1e2e3e4e5e6e7e8e9eaebecedeeef"
+#define DEF ((uint64_t)-1) /* "the default" in the tables below */
+
+enum opt_src { SRC_LINE, SRC_CONFIG };
+
+struct opt_case {
+	const char *name;
+	enum opt_src src;
+	const char *text;
+	size_t len;             /* 0: strlen(text) */
+	enum ldr_err want;
+	const char *bad;        /* on error: o->bad */
+	/* on success (NULL / 0 / DEF: the default) */
+	const char *kernel;
+	const char *cmdline;
+	int verbose, nokaslr, seed, sha;
+	uint64_t min, max, maxsize;
+};
+
+static const uint8_t seq_bytes[32] = {
+	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+	16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+};
+static const uint8_t sha_bytes[32] = {
+	0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
+	0xe0, 0xe1, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7, 0xe8, 0xe9, 0xea, 0xeb, 0xec, 0xed, 0xee, 0xef,
+};
+
+static const struct opt_case cases[] = {
+	/* ---- load-option lines: every key ---- */
+	{ "empty line", SRC_LINE, "", .want = LDR_OK },
+	{ "only spaces", SRC_LINE, "  \t  ", .want = LDR_OK },
+	{ "kernel=", SRC_LINE, "kernel=\\boot\\vmlinux", .want = LDR_OK, .kernel = "\\boot\\vmlinux" },
+	{ "verbose", SRC_LINE, "verbose", .want = LDR_OK, .verbose = 1 },
+	{ "verbose=1", SRC_LINE, "verbose=1", .want = LDR_OK, .verbose = 1 },
+	{ "verbose=0", SRC_LINE, "verbose verbose=0", .want = LDR_OK },
+	{ "nokaslr", SRC_LINE, "nokaslr", .want = LDR_OK, .nokaslr = 1 },
+	{ "nokaslr=1 verbose", SRC_LINE, "nokaslr=1 verbose", .want = LDR_OK, .nokaslr = 1,
+	  .verbose = 1 },
+	{ "kaslr.seed=", SRC_LINE, "kaslr.seed=" HEX_SEQ, .want = LDR_OK, .seed = 1 },
+	{ "sha256=", SRC_LINE, "sha256=" HEX_SHA, .want = LDR_OK, .sha = 1 },
+	{ "kaslr.min=32M", SRC_LINE, "kaslr.min=32M", .want = LDR_OK, .min = 32 * MIB },
+	{ "kaslr.min=0x2000000", SRC_LINE, "kaslr.min=0x2000000", .want = LDR_OK, .min = 32 * MIB },
+	{ "kaslr.min=4096K", SRC_LINE, "kaslr.min=4096K", .want = LDR_OK, .min = 4 * MIB },
+	{ "kaslr.max=4G", SRC_LINE, "kaslr.max=4G", .want = LDR_OK, .max = 4 * GIB },
+	{ "kaslr.max=decimal", SRC_LINE, "kaslr.max=1073741824", .want = LDR_OK, .max = 1 * GIB },
+	{ "kaslr.maxsize=64M", SRC_LINE, "kaslr.maxsize=64m", .want = LDR_OK, .maxsize = 64 * MIB },
+	{ "kaslr.maxsize=1g", SRC_LINE, "kaslr.maxsize=1g", .want = LDR_OK, .maxsize = 1 * GIB },
+	{ "all keys", SRC_LINE,
+	  "kernel=k.elf verbose nokaslr kaslr.seed=" HEX_SEQ " sha256=" HEX_SHA
+	  " kaslr.min=2G kaslr.max=0x100000000 kaslr.maxsize=100M -- console=ttyS0 quiet",
+	  .want = LDR_OK, .kernel = "k.elf", .cmdline = "console=ttyS0 quiet", .verbose = 1,
+	  .nokaslr = 1, .seed = 1, .sha = 1, .min = 2 * GIB, .max = 4 * GIB,
+	  .maxsize = 100 * MIB },
+	{ "later key wins", SRC_LINE, "kernel=a.elf kernel=b.elf", .want = LDR_OK,
+	  .kernel = "b.elf" },
+
+	/* ---- "--": the rest of the line, trimmed, is the command line ---- */
+	{ "-- rest", SRC_LINE, "verbose -- root=/dev/sda1 verbose=5 x=y", .want = LDR_OK,
+	  .verbose = 1, .cmdline = "root=/dev/sda1 verbose=5 x=y" },
+	{ "-- keeps inner spaces", SRC_LINE, "--   a  b\t  ", .want = LDR_OK, .cmdline = "a  b" },
+	{ "-- with nothing", SRC_LINE, "nokaslr --", .want = LDR_OK, .nokaslr = 1 },
+	{ "-- keeps # and --", SRC_LINE, "-- a # b -- c", .want = LDR_OK, .cmdline = "a # b -- c" },
+	{ "--x is a key", SRC_LINE, "--x", .want = LDR_E_OPT_UNKNOWN, .bad = "--x" },
+
+	/* ---- image path skipped as the first word ---- */
+	{ "image path", SRC_LINE, "\\EFI\\BOOT\\BOOTX64.EFI verbose", .want = LDR_OK, .verbose = 1 },
+	{ "shell path", SRC_LINE, "fs0:\\x.efi nokaslr", .want = LDR_OK, .nokaslr = 1 },
+	{ "image path only", SRC_LINE, "\\EFI\\kaslr\\loader.efi", .want = LDR_OK },
+	{ "image path, leading blank", SRC_LINE, "  loader.Efi\tverbose", .want = LDR_OK,
+	  .verbose = 1 },
+	{ "image path then --", SRC_LINE, "BOOTX64.EFI -- quiet", .want = LDR_OK,
+	  .cmdline = "quiet" },
+	{ ".efi second word", SRC_LINE, "verbose \\x.efi", .want = LDR_E_OPT_UNKNOWN,
+	  .bad = "\\x.efi" },
+	{ "not .efi", SRC_LINE, "loader.efx verbose", .want = LDR_E_OPT_UNKNOWN,
+	  .bad = "loader.efx" },
+	{ ".efi with =", SRC_LINE, "x.efi=1", .want = LDR_E_OPT_UNKNOWN, .bad = "x.efi" },
+
+	/* ---- separators ---- */
+	{ "tabs and newlines", SRC_LINE, "\tverbose\n\nnokaslr\r\nkernel=k\t", .want = LDR_OK,
+	  .verbose = 1, .nokaslr = 1, .kernel = "k" },
+	{ "NUL ends the line", SRC_LINE, "verbose\0nokaslr", 15, .want = LDR_OK, .verbose = 1 },
+	{ "NUL inside a word", SRC_LINE, "kernel=ab\0cd", 12, .want = LDR_OK, .kernel = "ab" },
+	{ "len shorter than text", SRC_LINE, "verbose nokaslr", 7, .want = LDR_OK, .verbose = 1 },
+
+	/* ---- unknown keys and bad values name the key ---- */
+	{ "unknown key", SRC_LINE, "verbose frob=1", .want = LDR_E_OPT_UNKNOWN, .bad = "frob" },
+	{ "unknown word", SRC_LINE, "bogus", .want = LDR_E_OPT_UNKNOWN, .bad = "bogus" },
+	{ "key case matters", SRC_LINE, "Verbose", .want = LDR_E_OPT_UNKNOWN, .bad = "Verbose" },
+	{ "long unknown key cut", SRC_LINE, "abcdefghijklmnopqrstuvwxyz0123456789=1",
+	  .want = LDR_E_OPT_UNKNOWN, .bad = "abcdefghijklmnopqrstuvwxyz012345" },
+	{ "=value alone", SRC_LINE, "=1", .want = LDR_E_OPT_UNKNOWN, .bad = "" },
+	{ "verbose=2", SRC_LINE, "verbose=2", .want = LDR_E_OPT_VALUE, .bad = "verbose" },
+	{ "verbose=", SRC_LINE, "verbose=", .want = LDR_E_OPT_VALUE, .bad = "verbose" },
+	{ "nokaslr=yes", SRC_LINE, "nokaslr=yes", .want = LDR_E_OPT_VALUE, .bad = "nokaslr" },
+	{ "kernel alone", SRC_LINE, "kernel", .want = LDR_E_OPT_VALUE, .bad = "kernel" },
+	{ "kernel=", SRC_LINE, "kernel=", .want = LDR_E_OPT_VALUE, .bad = "kernel" },
+	{ "seed 63 digits", SRC_LINE, "kaslr.seed=" HEX_SEQ "0", .want = LDR_E_OPT_VALUE,
+	  .bad = "kaslr.seed" },
+	{ "seed 62 digits", SRC_LINE,
+	  "kaslr.seed=000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E",
+	  .want = LDR_E_OPT_VALUE, .bad = "kaslr.seed" },
+	{ "seed non-hex", SRC_LINE,
+	  "kaslr.seed=g00102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1",
+	  .want = LDR_E_OPT_VALUE, .bad = "kaslr.seed" },
+	{ "sha256 short", SRC_LINE, "sha256=abcd", .want = LDR_E_OPT_VALUE, .bad = "sha256" },
+	{ "kaslr.min junk", SRC_LINE, "kaslr.min=16Q", .want = LDR_E_OPT_VALUE, .bad = "kaslr.min" },
+	{ "kaslr.max overflow", SRC_LINE, "kaslr.max=17179869184G", .want = LDR_E_OPT_VALUE,
+	  .bad = "kaslr.max" },
+	{ "kaslr.maxsize=0", SRC_LINE, "kaslr.maxsize=0", .want = LDR_E_OPT_VALUE,
+	  .bad = "kaslr.maxsize" },
+	{ "kaslr.maxsize=", SRC_LINE, "kaslr.maxsize=", .want = LDR_E_OPT_VALUE,
+	  .bad = "kaslr.maxsize" },
+	{ "cmdline= on the line", SRC_LINE, "cmdline=quiet", .want = LDR_OK, .cmdline = "quiet" },
+
+	/* ---- kaslr.conf ---- */
+	{ "config: all keys", SRC_CONFIG,
+	  "# kaslr.conf\n"
+	  "kernel \\EFI\\kaslr\\kernel.elf\n"
+	  "verbose\n"
+	  "nokaslr 1\n"
+	  "kaslr.seed " HEX_SEQ "\n"
+	  "sha256\t" HEX_SHA "\n"
+	  "kaslr.min 0x4000000\n"
+	  "kaslr.max 8G\n"
+	  "kaslr.maxsize 256M\n"
+	  "cmdline console=ttyS0,115200 root=/dev/vda\n",
+	  .want = LDR_OK, .kernel = "\\EFI\\kaslr\\kernel.elf", .verbose = 1, .nokaslr = 1,
+	  .seed = 1, .sha = 1, .min = 64 * MIB, .max = 8 * GIB, .maxsize = 256 * MIB,
+	  .cmdline = "console=ttyS0,115200 root=/dev/vda" },
+	{ "config: empty", SRC_CONFIG, "", .want = LDR_OK },
+	{ "config: comments and blanks", SRC_CONFIG,
+	  "\n\n# only comments\n   # indented\n\t\n#verbose\n", .want = LDR_OK },
+	{ "config: CRLF", SRC_CONFIG, "verbose\r\nkernel k.elf\r\ncmdline a b\r\n", .want = LDR_OK,
+	  .verbose = 1, .kernel = "k.elf", .cmdline = "a b" },
+	{ "config: no final newline", SRC_CONFIG, "nokaslr\nkernel last.elf", .want = LDR_OK,
+	  .nokaslr = 1, .kernel = "last.elf" },
+	{ "config: trailing comment", SRC_CONFIG, "kernel k.elf   # the kernel\nverbose # loud\n",
+	  .want = LDR_OK, .kernel = "k.elf", .verbose = 1 },
+	{ "config: comment glued to key", SRC_CONFIG, "verbose#loud\n", .want = LDR_OK,
+	  .verbose = 1 },
+	{ "config: cmdline keeps #", SRC_CONFIG, "cmdline init=/bin/sh # not a comment  \n",
+	  .want = LDR_OK, .cmdline = "init=/bin/sh # not a comment" },
+	{ "config: value with spaces", SRC_CONFIG, "kernel \\my kernels\\k 1.elf\n",
+	  .want = LDR_OK, .kernel = "\\my kernels\\k 1.elf" },
+	{ "config: tabs", SRC_CONFIG, "\tkaslr.min\t\t16M\t\n", .want = LDR_OK, .min = 16 * MIB },
+	{ "config: -- is not special", SRC_CONFIG, "-- quiet\n", .want = LDR_E_OPT_UNKNOWN,
+	  .bad = "--" },
+	{ "config: unknown key", SRC_CONFIG, "verbose\nfrobnicate 3\n", .want = LDR_E_OPT_UNKNOWN,
+	  .bad = "frobnicate" },
+	{ "config: bare unknown word", SRC_CONFIG, "# x\nfrobnicate\n", .want = LDR_E_OPT_UNKNOWN,
+	  .bad = "frobnicate" },
+	{ "config: bad value", SRC_CONFIG, "kaslr.max lots\n", .want = LDR_E_OPT_VALUE,
+	  .bad = "kaslr.max" },
+	{ "config: value only a comment", SRC_CONFIG, "kernel # none\n", .want = LDR_E_OPT_VALUE,
+	  .bad = "kernel" },
+	{ "config: cmdline empty", SRC_CONFIG, "cmdline\n", .want = LDR_E_OPT_VALUE,
+	  .bad = "cmdline" },
+	{ "config: verbose 2", SRC_CONFIG, "verbose 2\n", .want = LDR_E_OPT_VALUE, .bad = "verbose" },
+};
+
+static int str_eq(const char *got, const char *want)
+{
+	return strcmp(got, want ? want : "") == 0;
+}
+
+static void check_fields(const char *name, const struct ldr_options *o,
+			 const struct opt_case *c)
+{
+	struct ldr_options d;
+
+	options_defaults(&d);
+	CHECK(str_eq(o->kernel, c->kernel), "%s: kernel '%s'", name, o->kernel);
+	CHECK(str_eq(o->cmdline, c->cmdline), "%s: cmdline '%s'", name, o->cmdline);
+	CHECK_EQ_U64(o->cmdline_len, strlen(o->cmdline), "%s: cmdline_len", name);
+	CHECK_EQ_U64(o->verbose, c->verbose, "%s: verbose", name);
+	CHECK_EQ_U64(o->nokaslr, c->nokaslr, "%s: nokaslr", name);
+	CHECK_EQ_U64(o->have_seed, c->seed, "%s: have_seed", name);
+	if (c->seed)
+		CHECK(memcmp(o->seed, seq_bytes, 32) == 0, "%s: seed bytes", name);
+	CHECK_EQ_U64(o->have_sha256, c->sha, "%s: have_sha256", name);
+	if (c->sha)
+		CHECK(memcmp(o->sha256, sha_bytes, 32) == 0, "%s: sha256 bytes", name);
+	CHECK_EQ_U64(o->min_addr, c->min ? c->min : d.min_addr, "%s: min_addr", name);
+	CHECK_EQ_U64(o->max_addr, c->max ? c->max : d.max_addr, "%s: max_addr", name);
+	CHECK_EQ_U64(o->max_kernel, c->maxsize ? c->maxsize : d.max_kernel, "%s: max_kernel",
+		     name);
+}
+
+static void test_table(void)
+{
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct opt_case *c = &cases[i];
+		size_t len = c->len ? c->len : strlen(c->text);
+		struct ldr_options o;
+		enum ldr_err err;
+		char *copy = malloc(len ? len : 1);
+
+		/* an exact-size heap copy: ASan sees any read past len */
+		memcpy(copy, c->text, len);
+		options_defaults(&o);
+		err = c->src == SRC_LINE ? options_parse_line(&o, copy, len)
+					 : options_parse_config(&o, copy, len);
+		CHECK_EQ_U64(err, c->want, "%s: error", c->name);
+		if (err == LDR_OK && c->want == LDR_OK)
+			check_fields(c->name, &o, c);
+		if (c->want != LDR_OK)
+			CHECK(str_eq(o.bad, c->bad), "%s: bad '%s', want '%s'", c->name, o.bad,
+			      c->bad ? c->bad : "");
+		free(copy);
+	}
+}
+
+static void test_defaults(void)
+{
+	struct ldr_options o;
+
+	memset(&o, 0x5a, sizeof(o));
+	options_defaults(&o);
+	CHECK(o.kernel[0] == 0 && o.cmdline[0] == 0 && o.cmdline_len == 0, "defaults: empty strings");
+	CHECK(!o.verbose && !o.nokaslr && !o.have_seed && !o.have_sha256, "defaults: flags off");
+	CHECK_EQ_U64(o.min_addr, 16 * MIB, "defaults: kaslr.min");
+	CHECK_EQ_U64(o.max_addr, 0, "defaults: kaslr.max");
+	CHECK_EQ_U64(o.max_kernel, 512 * MIB, "defaults: kaslr.maxsize");
+	CHECK(o.bad[0] == 0, "defaults: bad empty");
+}
+
+/* kaslr.min=0 is allowed (the table uses 0 for "default"). */
+static void test_min_zero(void)
+{
+	struct ldr_options o;
+
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_line(&o, "kaslr.min=0", 11), LDR_OK, "kaslr.min=0");
+	CHECK_EQ_U64(o.min_addr, 0, "kaslr.min=0 value");
+}
+
+/* Lengths at and past the limits. */
+static void test_too_long(void)
+{
+	char *t = malloc(OPT_TEXT_MAX + 2 * OPT_CMDLINE_MAX);
+	struct ldr_options o;
+	size_t n;
+
+	/* kernel path: OPT_PATH_MAX - 1 fits, OPT_PATH_MAX does not */
+	for (int extra = 0; extra < 2; extra++) {
+		n = (size_t)sprintf(t, "kernel=");
+		memset(t + n, 'k', OPT_PATH_MAX - 1 + extra);
+		n += OPT_PATH_MAX - 1 + extra;
+		options_defaults(&o);
+		CHECK_EQ_U64(options_parse_line(&o, t, n), extra ? LDR_E_OPT_TOO_LONG : LDR_OK,
+			     "kernel path of %d", OPT_PATH_MAX - 1 + extra);
+		if (extra)
+			CHECK(str_eq(o.bad, "kernel"), "long kernel: bad '%s'", o.bad);
+		else
+			CHECK_EQ_U64(strlen(o.kernel), OPT_PATH_MAX - 1, "long kernel kept");
+	}
+	/* command line after --: OPT_CMDLINE_MAX - 1 fits */
+	for (int extra = 0; extra < 2; extra++) {
+		n = (size_t)sprintf(t, "verbose -- ");
+		memset(t + n, 'c', OPT_CMDLINE_MAX - 1 + extra);
+		n += OPT_CMDLINE_MAX - 1 + extra;
+		options_defaults(&o);
+		CHECK_EQ_U64(options_parse_line(&o, t, n), extra ? LDR_E_OPT_TOO_LONG : LDR_OK,
+			     "-- cmdline of %d", OPT_CMDLINE_MAX - 1 + extra);
+		if (extra) {
+			CHECK(str_eq(o.bad, "--"), "long cmdline: bad '%s'", o.bad);
+		} else {
+			CHECK_EQ_U64(o.cmdline_len, OPT_CMDLINE_MAX - 1, "long cmdline length");
+			CHECK_EQ_U64(strlen(o.cmdline), o.cmdline_len, "long cmdline strlen");
+		}
+	}
+	/* config cmdline */
+	n = (size_t)sprintf(t, "cmdline ");
+	memset(t + n, 'c', OPT_CMDLINE_MAX);
+	n += OPT_CMDLINE_MAX;
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_config(&o, t, n), LDR_E_OPT_TOO_LONG, "config cmdline too long");
+	CHECK(str_eq(o.bad, "cmdline"), "config long cmdline: bad '%s'", o.bad);
+	/* whole text: OPT_TEXT_MAX of blanks is fine, one more byte is not */
+	memset(t, ' ', OPT_TEXT_MAX + 1);
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_line(&o, t, OPT_TEXT_MAX), LDR_OK, "line of OPT_TEXT_MAX");
+	CHECK_EQ_U64(options_parse_line(&o, t, OPT_TEXT_MAX + 1), LDR_E_OPT_TOO_LONG,
+		     "line over OPT_TEXT_MAX");
+	CHECK_EQ_U64(options_parse_config(&o, t, OPT_TEXT_MAX), LDR_OK, "config of OPT_TEXT_MAX");
+	CHECK_EQ_U64(options_parse_config(&o, t, OPT_TEXT_MAX + 1), LDR_E_OPT_TOO_LONG,
+		     "config over OPT_TEXT_MAX");
+	free(t);
+}
+
+/* Config first, then the load options on top: the line wins key by key. */
+static void test_override(void)
+{
+	static const char conf[] =
+		"kernel \\conf.elf\n"
+		"verbose\n"
+		"kaslr.min 32M\n"
+		"kaslr.maxsize 100M\n"
+		"cmdline from=config\n";
+	static const char line[] = "\\EFI\\BOOT\\BOOTX64.EFI kernel=\\line.elf verbose=0 "
+				   "kaslr.max=2G -- from=line";
+	struct ldr_options o;
+
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_config(&o, conf, sizeof(conf) - 1), LDR_OK, "override: config");
+	CHECK_EQ_U64(options_parse_line(&o, line, sizeof(line) - 1), LDR_OK, "override: line");
+	CHECK(str_eq(o.kernel, "\\line.elf"), "override: kernel '%s'", o.kernel);
+	CHECK_EQ_U64(o.verbose, 0, "override: verbose");
+	CHECK_EQ_U64(o.min_addr, 32 * MIB, "override: kaslr.min kept from config");
+	CHECK_EQ_U64(o.max_addr, 2 * GIB, "override: kaslr.max from line");
+	CHECK_EQ_U64(o.max_kernel, 100 * MIB, "override: kaslr.maxsize kept");
+	CHECK(str_eq(o.cmdline, "from=line"), "override: cmdline '%s'", o.cmdline);
+	CHECK_EQ_U64(o.cmdline_len, 9, "override: cmdline_len");
+
+	/* a line without "--" leaves the config's command line alone */
+	options_defaults(&o);
+	options_parse_config(&o, conf, sizeof(conf) - 1);
+	CHECK_EQ_U64(options_parse_line(&o, "nokaslr", 7), LDR_OK, "override: nokaslr");
+	CHECK(str_eq(o.cmdline, "from=config") && o.cmdline_len == 11 && o.nokaslr && o.verbose,
+	      "override: config cmdline kept");
+	/* "--" with nothing after it clears the command line */
+	CHECK_EQ_U64(options_parse_line(&o, "--", 2), LDR_OK, "override: --");
+	CHECK(o.cmdline[0] == 0 && o.cmdline_len == 0, "override: -- clears the cmdline");
+}
+
+/* ---- UCS-2 ---- */
+
+struct ucs_case {
+	const char *name;
+	uint16_t chars[24];
+	size_t nchars;     /* code units to encode */
+	int odd;           /* add one stray byte */
+	size_t cap;
+	enum ldr_err want;
+	const char *text;  /* on success */
+	size_t index;      /* on LDR_E_OPT_ENCODING */
+};
+
+#define U(...) { __VA_ARGS__ }, sizeof((uint16_t[]){ __VA_ARGS__ }) / 2
+
+static const struct ucs_case ucs_cases[] = {
+	{ "terminated", U('v', 'e', 'r', 'b', 'o', 's', 'e', 0), 0, 64, LDR_OK, "verbose", 0 },
+	{ "no terminator", U('n', 'o', 'k', 'a', 's', 'l', 'r'), 0, 64, LDR_OK, "nokaslr", 0 },
+	{ "odd byte count", U('a', 'b', 'c'), 1, 64, LDR_OK, "abc", 0 },
+	{ "odd, terminated", U('a', 0), 1, 64, LDR_OK, "a", 0 },
+	{ "empty", U(0), 0, 64, LDR_OK, "", 0 },
+	{ "embedded NUL", U('a', 'b', 0, 'c', 'd', 0), 0, 64, LDR_OK, "ab", 0 },
+	{ "NUL then junk", U('x', 0, 0x00e9, 0xffff), 0, 64, LDR_OK, "x", 0 },
+	{ "tab CR LF", U('a', '\t', 'b', '\r', '\n', 'c'), 0, 64, LDR_OK, "a b  c", 0 },
+	{ "all printable", U(' ', '~', '\\', ':', '=', '#', '-'), 0, 64, LDR_OK, " ~\\:=#-", 0 },
+	{ "e acute", U('a', 'b', 'c', 0x00e9, 'd'), 0, 64, LDR_E_OPT_ENCODING, NULL, 3 },
+	{ "first char", U(0x263a, 'a'), 0, 64, LDR_E_OPT_ENCODING, NULL, 0 },
+	{ "high byte set", U('a', 0x0161), 0, 64, LDR_E_OPT_ENCODING, NULL, 1 },
+	{ "surrogate", U('a', 'b', 0xd83d, 0xde00), 0, 64, LDR_E_OPT_ENCODING, NULL, 2 },
+	{ "control char", U('a', 0x01), 0, 64, LDR_E_OPT_ENCODING, NULL, 1 },
+	{ "escape", U(0x1b, '['), 0, 64, LDR_E_OPT_ENCODING, NULL, 0 },
+	{ "DEL", U('a', 'b', 0x7f), 0, 64, LDR_E_OPT_ENCODING, NULL, 2 },
+	{ "vertical tab", U(0x0b), 0, 64, LDR_E_OPT_ENCODING, NULL, 0 },
+	{ "fits cap exactly", U('1', '2', '3', '4', '5', '6', '7'), 0, 8, LDR_OK, "1234567", 0 },
+	{ "fits cap, terminated", U('1', '2', '3', '4', '5', '6', '7', 0, 'x'), 0, 8, LDR_OK,
+	  "1234567", 0 },
+	{ "one over cap", U('1', '2', '3', '4', '5', '6', '7', '8'), 0, 8, LDR_E_OPT_TOO_LONG,
+	  NULL, 0 },
+	{ "cap 1", U('a'), 0, 1, LDR_E_OPT_TOO_LONG, NULL, 0 },
+	{ "cap 1, empty", U(0), 0, 1, LDR_OK, "", 0 },
+};
+
+static void test_ucs2(void)
+{
+	for (size_t i = 0; i < sizeof(ucs_cases) / sizeof(ucs_cases[0]); i++) {
+		const struct ucs_case *c = &ucs_cases[i];
+		size_t nbytes = 2 * c->nchars + (size_t)c->odd;
+		uint8_t *b = malloc(nbytes ? nbytes : 1);
+		char *out = malloc(c->cap);
+		size_t len = 12345;
+		enum ldr_err err;
+
+		for (size_t k = 0; k < c->nchars; k++) {
+			b[2 * k] = (uint8_t)c->chars[k];
+			b[2 * k + 1] = (uint8_t)(c->chars[k] >> 8);
+		}
+		if (c->odd)
+			b[nbytes - 1] = 'Z';
+		err = options_from_ucs2(b, nbytes, out, c->cap, &len);
+		CHECK_EQ_U64(err, c->want, "ucs2 %s: error", c->name);
+		if (err == LDR_OK && c->want == LDR_OK) {
+			CHECK(strcmp(out, c->text) == 0, "ucs2 %s: '%s'", c->name, out);
+			CHECK_EQ_U64(len, strlen(c->text), "ucs2 %s: length", c->name);
+		}
+		if (c->want == LDR_E_OPT_ENCODING)
+			CHECK_EQ_U64(len, c->index, "ucs2 %s: index", c->name);
+		free(b);
+		free(out);
+	}
+	/* nbytes 0 and 1: empty text */
+	{
+		char out[4] = "zzz";
+		size_t len = 9;
+
+		CHECK_EQ_U64(options_from_ucs2("v", 1, out, sizeof(out), &len), LDR_OK, "ucs2 1 byte");
+		CHECK(out[0] == 0 && len == 0, "ucs2 1 byte: empty");
+		CHECK_EQ_U64(options_from_ucs2(NULL, 0, out, sizeof(out), &len), LDR_OK,
+			     "ucs2 0 bytes");
+		CHECK_EQ_U64(options_from_ucs2("a\0", 2, out, 0, &len), LDR_E_INVAL, "ucs2 cap 0");
+	}
+	/* the size systemd-boot passes: OPT_TEXT_MAX characters do not fit a
+	 * buffer of OPT_TEXT_MAX, OPT_TEXT_MAX - 1 do */
+	{
+		size_t n = OPT_TEXT_MAX;
+		uint8_t *b = malloc(2 * n);
+		char *out = malloc(OPT_TEXT_MAX);
+		size_t len = 0;
+
+		for (size_t k = 0; k < n; k++) {
+			b[2 * k] = 'a';
+			b[2 * k + 1] = 0;
+		}
+		CHECK_EQ_U64(options_from_ucs2(b, 2 * n, out, OPT_TEXT_MAX, &len), LDR_E_OPT_TOO_LONG,
+			     "ucs2 OPT_TEXT_MAX chars");
+		CHECK_EQ_U64(options_from_ucs2(b, 2 * (n - 1), out, OPT_TEXT_MAX, &len), LDR_OK,
+			     "ucs2 OPT_TEXT_MAX - 1 chars");
+		CHECK_EQ_U64(len, n - 1, "ucs2 OPT_TEXT_MAX - 1 length");
+		free(b);
+		free(out);
+	}
+}
+
+/* UCS-2 straight into the line parser, as efi/main.c does. */
+static void test_ucs2_then_line(void)
+{
+	static const char src[] = "\\EFI\\BOOT\\BOOTX64.EFI\tkaslr.min=64M\r\n-- console=ttyS0";
+	uint8_t b[2 * sizeof(src)];
+	char text[OPT_TEXT_MAX];
+	struct ldr_options o;
+	size_t len;
+
+	for (size_t k = 0; k < sizeof(src); k++) {
+		b[2 * k] = (uint8_t)src[k];
+		b[2 * k + 1] = 0;
+	}
+	CHECK_EQ_U64(options_from_ucs2(b, sizeof(b), text, sizeof(text), &len), LDR_OK,
+		     "ucs2+line: convert");
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_line(&o, text, len), LDR_OK, "ucs2+line: parse");
+	CHECK_EQ_U64(o.min_addr, 64 * MIB, "ucs2+line: kaslr.min");
+	CHECK(str_eq(o.cmdline, "console=ttyS0"), "ucs2+line: cmdline '%s'", o.cmdline);
+}
+
+/* ---- sizes ---- */
+
+struct size_case {
+	const char *s;
+	enum ldr_err want;
+	uint64_t v;
+};
+
+static const struct size_case size_cases[] = {
+	{ "0", LDR_OK, 0 },
+	{ "1", LDR_OK, 1 },
+	{ "123456789", LDR_OK, 123456789 },
+	{ "4k", LDR_OK, 4 * KIB },
+	{ "4K", LDR_OK, 4 * KIB },
+	{ "16M", LDR_OK, 16 * MIB },
+	{ "16m", LDR_OK, 16 * MIB },
+	{ "3G", LDR_OK, 3 * GIB },
+	{ "3g", LDR_OK, 3 * GIB },
+	{ "0K", LDR_OK, 0 },
+	{ "0x0", LDR_OK, 0 },
+	{ "0x1000", LDR_OK, 4 * KIB },
+	{ "0X1000", LDR_OK, 4 * KIB },
+	{ "0xdeadBEEF", LDR_OK, 0xdeadbeefULL },
+	{ "00012", LDR_OK, 12 },
+	{ "18446744073709551615", LDR_OK, UINT64_MAX },
+	{ "0xffffffffffffffff", LDR_OK, UINT64_MAX },
+	{ "17179869183G", LDR_OK, 17179869183ULL * GIB },
+	{ "18014398509481983K", LDR_OK, 18014398509481983ULL * KIB },
+	{ "18446744073709551616", LDR_E_OPT_VALUE, 0 },
+	{ "99999999999999999999", LDR_E_OPT_VALUE, 0 },
+	{ "0x10000000000000000", LDR_E_OPT_VALUE, 0 },
+	{ "17179869184G", LDR_E_OPT_VALUE, 0 },
+	{ "18014398509481984K", LDR_E_OPT_VALUE, 0 },
+	{ "", LDR_E_OPT_VALUE, 0 },
+	{ "K", LDR_E_OPT_VALUE, 0 },
+	{ "M", LDR_E_OPT_VALUE, 0 },
+	{ "0x", LDR_E_OPT_VALUE, 0 },
+	{ "0xg", LDR_E_OPT_VALUE, 0 },
+	{ "0x10M", LDR_E_OPT_VALUE, 0 },
+	{ "12a", LDR_E_OPT_VALUE, 0 },
+	{ "12KB", LDR_E_OPT_VALUE, 0 },
+	{ "16T", LDR_E_OPT_VALUE, 0 },
+	{ "-1", LDR_E_OPT_VALUE, 0 },
+	{ "+1", LDR_E_OPT_VALUE, 0 },
+	{ " 1", LDR_E_OPT_VALUE, 0 },
+	{ "1 ", LDR_E_OPT_VALUE, 0 },
+	{ "1.5G", LDR_E_OPT_VALUE, 0 },
+	{ "1_000", LDR_E_OPT_VALUE, 0 },
+};
+
+static void test_sizes(void)
+{
+	for (size_t i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {
+		const struct size_case *c = &size_cases[i];
+		size_t n = strlen(c->s);
+		char *copy = malloc(n ? n : 1);
+		uint64_t v = 0xabababab;
+		enum ldr_err err;
+
+		memcpy(copy, c->s, n);
+		err = options_parse_size(copy, n, &v);
+		CHECK_EQ_U64(err, c->want, "size '%s'", c->s);
+		if (c->want == LDR_OK)
+			CHECK_EQ_U64(v, c->v, "size '%s' value", c->s);
+		else
+			CHECK_EQ_U64(v, 0xabababab, "size '%s': ret written on error", c->s);
+		free(copy);
+	}
+	/* len, not the NUL, ends the number */
+	{
+		uint64_t v = 0;
+
+		CHECK_EQ_U64(options_parse_size("16M trailing", 3, &v), LDR_OK, "size by len");
+		CHECK_EQ_U64(v, 16 * MIB, "size by len value");
+	}
+}
+
+int main(void)
+{
+	test_defaults();
+	test_table();
+	test_min_zero();
+	test_too_long();
+	test_override();
+	test_ucs2();
+	test_ucs2_then_line();
+	test_sizes();
+	return test_summary("test_options");
+}
