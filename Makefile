@@ -18,7 +18,7 @@ WARN := -Wall -Wextra -Werror
 HOST_CFLAGS := -std=c11 $(WARN) -g -O1 -fsanitize=address,undefined \
                -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
                -D_DEFAULT_SOURCE -Iinclude
-HOST_LDLIBS := -lz
+HOST_LDLIBS := -lz -lm
 
 CORE_SRC  := $(wildcard src/*.c)
 HOST_OBJ  := $(patsubst src/%.c,$(BUILD)/host/%.o,$(CORE_SRC))
@@ -29,7 +29,7 @@ $(BUILD)/host/%.o: src/%.c $(wildcard include/*.h)
 	@mkdir -p $(@D)
 	$(HOSTCC) $(HOST_CFLAGS) -c $< -o $@
 
-$(BUILD)/host/test_%: test/unit/test_%.c $(HOST_OBJ) test/unit/test.h
+$(BUILD)/host/test_%: test/unit/test_%.c $(HOST_OBJ) $(wildcard test/unit/*.h)
 	@mkdir -p $(@D)
 	$(HOSTCC) $(HOST_CFLAGS) -Itest/unit $< $(HOST_OBJ) $(HOST_LDLIBS) -o $@
 

@@ -28,16 +28,38 @@ static enum ldr_err place_lowest(void *ctx, uint64_t n, uint64_t *ret_idx)
 	return LDR_OK;
 }
 
-static void place_log_regions(const struct mem_region *r, size_t n, const CHAR16 *what)
+/*
+ * verbose: the raw firmware map, one descriptor a line in the fixture format
+ * of test/fixtures/ (type attribute physical_start number_of_pages, hex)
+ */
+static void place_log_efi_map(const struct efi_mmap *m)
+{
+	const uint8_t *p = m->buf;
+	UINTN off;
+
+	for (off = 0; off + m->desc_size <= m->size; off += m->desc_size) {
+		const EFI_MEMORY_DESCRIPTOR *d = (const EFI_MEMORY_DESCRIPTOR *)(p + off);
+
+		log_info(L"efi-mmap: %x %lx %lx %lx", d->Type, d->Attribute,
+			 d->PhysicalStart, d->NumberOfPages);
+	}
+}
+
+/* verbose: each region with the slots it holds for this kernel */
+static void place_log_regions(const struct mem_region *r, size_t n, const CHAR16 *what,
+			      const struct slot_params *sp)
 {
 	size_t i;
 
-	if (!log_verbose)
-		return;
 	log_info(L"%s: %d entries", what, (int)n);
 	for (i = 0; i < n; i++)
-		log_info(L"  [%016lx-%016lx) %a", r[i].addr, r[i].addr + r[i].size,
-			 e820_type_name(r[i].type));
+		if (sp)
+			log_info(L"  %s [%016lx-%016lx) %a slots=%ld", what, r[i].addr,
+				 r[i].addr + r[i].size, e820_type_name(r[i].type),
+				 slot_count(&r[i], 1, sp));
+		else
+			log_info(L"  %s [%016lx-%016lx) %a", what, r[i].addr,
+				 r[i].addr + r[i].size, e820_type_name(r[i].type));
 }
 
 /* floor(log2(n)) and two decimals of the rest, for "N slots (B bits)" */
@@ -81,7 +103,6 @@ static EFI_STATUS place_physical(struct loader *L)
 		st = log_ldr(EFI_DEVICE_ERROR, err, L"firmware memory map");
 		goto out;
 	}
-	place_log_regions(free_r, nfree, L"free memory");
 
 	/* the loader's own image: already not free, listed to say so */
 	avoid[navoid].addr = (uint64_t)(UINTN)L->li->ImageBase;
@@ -97,6 +118,21 @@ static EFI_STATUS place_physical(struct loader *L)
 	sp.min_addr = L->opt.min_addr;
 	sp.max_addr = L->opt.max_addr;
 	sp.avoid = avoid;
+	sp.navoid = navoid;
+	if (log_verbose) {
+		struct mem_region *e820 = AllocatePool(cap * sizeof(*e820));
+		size_t ne = 0;
+
+		place_log_efi_map(&m);
+		if (e820 && e820_from_efi(m.buf, m.size, m.desc_size, e820, cap, &ne) == LDR_OK) {
+			place_log_regions(e820, ne, L"e820", NULL);
+			log_info(L"theoretical positions (all RAM above kaslr.min): %ld",
+				 slot_theoretical(e820, ne, &sp));
+		}
+		if (e820)
+			FreePool(e820);
+		place_log_regions(free_r, nfree, L"free", &sp);
+	}
 
 	for (tries = 0; tries < PLACE_TRIES; tries++) {
 		EFI_PHYSICAL_ADDRESS base;

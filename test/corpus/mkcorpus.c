@@ -1,0 +1,804 @@
+/*
+ * mkcorpus.c - writes the corpus of malformed kernels: each file is one
+ * real payload build (or a small synthetic ELF, or plain bytes) broken in
+ * one way, named "<case>.<LDR_E_...>" after the first error the loader's
+ * pipeline must report for it.  A few "ok-*.LDR_OK" controls prove that
+ * the checker accepts good kernels.  check_corpus.c reads the directory.
+ *
+ * usage: mkcorpus OUTDIR kernel-pie.elf kernel-exec.elf
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#define MIB (1024ULL * 1024)
+
+struct blob {
+	uint8_t *p;
+	size_t n;
+};
+
+static const char *out_dir;
+static int n_cases, n_ok;
+
+static void die(const char *what)
+{
+	fprintf(stderr, "mkcorpus: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static void fail(const char *what)
+{
+	fprintf(stderr, "mkcorpus: %s\n", what);
+	exit(2);
+}
+
+static struct blob read_file(const char *path)
+{
+	struct blob b = { NULL, 0 };
+	FILE *f = fopen(path, "rb");
+	long len;
+
+	if (!f || fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
+		die(path);
+	b.n = (size_t)len;
+	b.p = malloc(b.n + 1);
+	if (!b.p || fread(b.p, 1, b.n, f) != b.n)
+		die(path);
+	fclose(f);
+	return b;
+}
+
+static struct blob dup_blob(const struct blob *b, size_t extra)
+{
+	struct blob c = { malloc(b->n + extra + 1), b->n };
+
+	if (!c.p)
+		die("malloc");
+	memcpy(c.p, b->p, b->n);
+	memset(c.p + b->n, 0, extra + 1);
+	return c;
+}
+
+/* Write the case and free its bytes; names must be unique. */
+static void emit(const char *name, const char *err, struct blob *b)
+{
+	char path[4096];
+	struct stat st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.%s", out_dir, name, err);
+	if (stat(path, &st) == 0) {
+		fprintf(stderr, "mkcorpus: duplicate case %s\n", name);
+		exit(2);
+	}
+	f = fopen(path, "wb");
+	if (!f || (b->n && fwrite(b->p, 1, b->n, f) != b->n) || fclose(f) != 0)
+		die(path);
+	if (strcmp(err, "LDR_OK") == 0)
+		n_ok++;
+	else
+		n_cases++;
+	free(b->p);
+	b->p = NULL;
+}
+
+/* ------------------------------------------------------------ ELF edits */
+
+static void get_eh(const struct blob *b, Elf64_Ehdr *e) { memcpy(e, b->p, sizeof(*e)); }
+static void put_eh(struct blob *b, const Elf64_Ehdr *e) { memcpy(b->p, e, sizeof(*e)); }
+
+static size_t ph_off(const struct blob *b, unsigned i)
+{
+	Elf64_Ehdr e;
+
+	get_eh(b, &e);
+	return (size_t)e.e_phoff + (size_t)i * sizeof(Elf64_Phdr);
+}
+
+static void get_ph(const struct blob *b, unsigned i, Elf64_Phdr *ph)
+{
+	memcpy(ph, b->p + ph_off(b, i), sizeof(*ph));
+}
+
+static void put_ph(struct blob *b, unsigned i, const Elf64_Phdr *ph)
+{
+	memcpy(b->p + ph_off(b, i), ph, sizeof(*ph));
+}
+
+#define EDIT_EH(b, stmt)                          \
+	do {                                      \
+		Elf64_Ehdr e;                     \
+		get_eh((b), &e);                  \
+		stmt;                             \
+		put_eh((b), &e);                  \
+	} while (0)
+
+#define EDIT_PH(b, i, stmt)                       \
+	do {                                      \
+		Elf64_Phdr ph;                    \
+		get_ph((b), (i), &ph);            \
+		stmt;                             \
+		put_ph((b), (i), &ph);            \
+	} while (0)
+
+/* Index of the n-th program header of type, with all of flags set. */
+static unsigned find_ph(const struct blob *b, uint32_t type, uint32_t flags, unsigned nth)
+{
+	Elf64_Ehdr e;
+
+	get_eh(b, &e);
+	for (unsigned i = 0; i < e.e_phnum; i++) {
+		Elf64_Phdr ph;
+
+		get_ph(b, i, &ph);
+		if (ph.p_type == type && (ph.p_flags & flags) == flags && nth-- == 0)
+			return i;
+	}
+	fail("payload lacks an expected program header");
+	return 0;
+}
+
+/* File offset of the dynamic entry with tag (first one). */
+static size_t find_dyn(const struct blob *b, int64_t tag)
+{
+	Elf64_Phdr ph;
+
+	get_ph(b, find_ph(b, PT_DYNAMIC, 0, 0), &ph);
+	for (uint64_t o = 0; o + sizeof(Elf64_Dyn) <= ph.p_filesz; o += sizeof(Elf64_Dyn)) {
+		Elf64_Dyn d;
+
+		memcpy(&d, b->p + ph.p_offset + o, sizeof(d));
+		if (d.d_tag == tag)
+			return (size_t)(ph.p_offset + o);
+		if (d.d_tag == DT_NULL)
+			break;
+	}
+	fail("payload lacks an expected dynamic tag");
+	return 0;
+}
+
+static void put_dyn(struct blob *b, size_t off, int64_t tag, uint64_t val)
+{
+	Elf64_Dyn d = { .d_tag = tag, .d_un.d_val = val };
+
+	memcpy(b->p + off, &d, sizeof(d));
+}
+
+/* Section header index by name. */
+static unsigned find_sh(const struct blob *b, const char *name)
+{
+	Elf64_Ehdr e;
+	Elf64_Shdr str;
+
+	get_eh(b, &e);
+	memcpy(&str, b->p + e.e_shoff + (size_t)e.e_shstrndx * sizeof(str), sizeof(str));
+	for (unsigned i = 1; i < e.e_shnum; i++) {
+		Elf64_Shdr sh;
+
+		memcpy(&sh, b->p + e.e_shoff + (size_t)i * sizeof(sh), sizeof(sh));
+		if (strcmp((const char *)b->p + str.sh_offset + sh.sh_name, name) == 0)
+			return i;
+	}
+	fail("payload lacks an expected section");
+	return 0;
+}
+
+static size_t sh_off(const struct blob *b, unsigned i)
+{
+	Elf64_Ehdr e;
+
+	get_eh(b, &e);
+	return (size_t)e.e_shoff + (size_t)i * sizeof(Elf64_Shdr);
+}
+
+#define EDIT_SH(b, i, stmt)                                         \
+	do {                                                        \
+		Elf64_Shdr sh;                                      \
+		memcpy(&sh, (b)->p + sh_off((b), (i)), sizeof(sh)); \
+		stmt;                                               \
+		memcpy((b)->p + sh_off((b), (i)), &sh, sizeof(sh)); \
+	} while (0)
+
+/* File offset of the first relocation of a RELA table (section or dynamic). */
+static size_t first_rela_of_section(const struct blob *b, const char *name)
+{
+	Elf64_Shdr sh;
+
+	memcpy(&sh, b->p + sh_off(b, find_sh(b, name)), sizeof(sh));
+	return (size_t)sh.sh_offset;
+}
+
+static void edit_rela(struct blob *b, size_t off, int set_off, uint64_t r_offset,
+		      int set_info, uint64_t r_info)
+{
+	Elf64_Rela r;
+
+	memcpy(&r, b->p + off, sizeof(r));
+	if (set_off)
+		r.r_offset = r_offset;
+	if (set_info)
+		r.r_info = r_info;
+	memcpy(b->p + off, &r, sizeof(r));
+}
+
+/* PIE: the file offset of .rela.dyn's first entry, through DT_RELA. */
+static size_t pie_rela0(const struct blob *pie)
+{
+	Elf64_Dyn d;
+	Elf64_Phdr ph;
+	unsigned i = find_ph(pie, PT_LOAD, 0, 1); /* the read-only data segment */
+
+	memcpy(&d, pie->p + find_dyn(pie, DT_RELA), sizeof(d));
+	get_ph(pie, i, &ph);
+	if (d.d_un.d_ptr < ph.p_vaddr || d.d_un.d_ptr - ph.p_vaddr >= ph.p_filesz)
+		fail("DT_RELA is not in the second PT_LOAD");
+	return (size_t)(ph.p_offset + (d.d_un.d_ptr - ph.p_vaddr));
+}
+
+/* ------------------------------------------------------------ synthetic */
+
+/*
+ * A small ET_EXEC made here: one R+X PT_LOAD at 16 MiB holding a `hlt; jmp`
+ * loop, no sections, no relocations (so it loads only at its link address).
+ * nph program headers, the extra ones PT_NULL.
+ *
+ *   0x000 ELF header | 0x040 phdrs ... | 0x1000 code (16 bytes)
+ */
+static struct blob mini_exec(unsigned nph)
+{
+	size_t phend = sizeof(Elf64_Ehdr) + (size_t)nph * sizeof(Elf64_Phdr);
+	size_t code = phend > 0x1000 ? (phend + 0xfff) & ~(size_t)0xfff : 0x1000;
+	struct blob b = { calloc(1, code + 16 + 1), code + 16 };
+	Elf64_Ehdr e = {
+		.e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
+			     EV_CURRENT },
+		.e_type = ET_EXEC, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+		.e_entry = 16 * MIB, .e_phoff = sizeof(Elf64_Ehdr),
+		.e_ehsize = sizeof(Elf64_Ehdr), .e_phentsize = sizeof(Elf64_Phdr),
+		.e_phnum = (uint16_t)nph,
+	};
+	Elf64_Phdr ph = {
+		.p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_offset = code,
+		.p_vaddr = 16 * MIB, .p_paddr = 16 * MIB, .p_filesz = 16, .p_memsz = 16,
+		.p_align = 0x1000,
+	};
+	static const uint8_t loop[16] = { 0xf4, 0xeb, 0xfd };
+
+	if (!b.p)
+		die("calloc");
+	put_eh(&b, &e);
+	if (nph)
+		put_ph(&b, 0, &ph);
+	memcpy(b.p + code, loop, sizeof(loop));
+	return b;
+}
+
+static struct blob text_blob(const char *s)
+{
+	struct blob b = { malloc(strlen(s) + 1), strlen(s) };
+
+	memcpy(b.p, s, b.n + 1);
+	return b;
+}
+
+/* ------------------------------------------------------------ compression */
+
+static struct blob deflate_blob(const void *d, size_t n, int window_bits)
+{
+	struct blob b;
+	z_stream zs;
+
+	memset(&zs, 0, sizeof(zs));
+	if (deflateInit2(&zs, 9, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		fail("deflateInit2");
+	b.n = deflateBound(&zs, n) + 64;
+	b.p = malloc(b.n);
+	zs.next_in = (Bytef *)d;
+	zs.avail_in = (uInt)n;
+	zs.next_out = b.p;
+	zs.avail_out = (uInt)b.n;
+	if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
+		fail("deflate");
+	b.n = zs.total_out;
+	deflateEnd(&zs);
+	return b;
+}
+
+static struct blob gz(const struct blob *b) { return deflate_blob(b->p, b->n, 31); }
+static struct blob zl(const struct blob *b) { return deflate_blob(b->p, b->n, 15); }
+
+/* nzero zero bytes, deflated a chunk at a time (no big buffer). */
+static struct blob zero_bomb(uint64_t nzero)
+{
+	static const uint8_t zeros[1 << 16];
+	const size_t cap = 4 * MIB;
+	struct blob b = { malloc(cap), 0 };
+	uint64_t left = nzero;
+	z_stream zs;
+	int flush;
+
+	memset(&zs, 0, sizeof(zs));
+	if (!b.p || deflateInit2(&zs, 9, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		fail("bomb");
+	do {
+		uInt chunk = left > sizeof(zeros) ? (uInt)sizeof(zeros) : (uInt)left;
+
+		left -= chunk;
+		flush = left ? Z_NO_FLUSH : Z_FINISH;
+		zs.next_in = (Bytef *)zeros;
+		zs.avail_in = chunk;
+		do {
+			zs.next_out = b.p + zs.total_out;
+			zs.avail_out = (uInt)(cap - zs.total_out);
+			if (!zs.avail_out)
+				fail("bomb output");
+			deflate(&zs, flush);
+		} while (zs.avail_in);
+	} while (flush != Z_FINISH);
+	b.n = zs.total_out;
+	deflateEnd(&zs);
+	return b;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* ------------------------------------------------------------ the cases */
+
+static void header_cases(const struct blob *pie)
+{
+	struct blob c;
+	static const size_t cuts[] = { 1, 10, 63 };
+
+	c = (struct blob){ malloc(1), 0 };
+	emit("empty", "LDR_E_EMPTY_FILE", &c);
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		char name[32];
+
+		c = dup_blob(pie, 0);
+		c.n = cuts[i];
+		snprintf(name, sizeof(name), "trunc-ehdr-%zu", cuts[i]);
+		emit(name, i == 0 ? "LDR_E_TRUNCATED" : "LDR_E_TRUNCATED", &c);
+	}
+	c = text_blob("MZ");
+	emit("short-mz", "LDR_E_BAD_MAGIC", &c);
+	c = text_blob("#!/bin/sh\necho this is not a kernel\n");
+	emit("text-file", "LDR_E_BAD_MAGIC", &c);
+	c = dup_blob(pie, 0);
+	c.p[1] = 'X';
+	emit("bad-magic", "LDR_E_BAD_MAGIC", &c);
+	c = dup_blob(pie, 0);
+	memset(c.p, 0, 4);
+	emit("bad-magic-zeros", "LDR_E_BAD_MAGIC", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_ident[EI_CLASS] = ELFCLASS32);
+	emit("bad-class-32", "LDR_E_BAD_CLASS", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_ident[EI_CLASS] = 7);
+	emit("bad-class-7", "LDR_E_BAD_CLASS", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_ident[EI_DATA] = ELFDATA2MSB);
+	emit("bad-data-msb", "LDR_E_BAD_DATA", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_ident[EI_VERSION] = 2);
+	emit("bad-version-ident", "LDR_E_BAD_VERSION", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_version = 0);
+	emit("bad-version-field", "LDR_E_BAD_VERSION", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_machine = EM_386);
+	emit("bad-machine-i386", "LDR_E_BAD_MACHINE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_machine = EM_AARCH64);
+	emit("bad-machine-aarch64", "LDR_E_BAD_MACHINE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_type = ET_REL);
+	emit("bad-type-rel", "LDR_E_BAD_TYPE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_type = ET_CORE);
+	emit("bad-type-core", "LDR_E_BAD_TYPE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_ehsize = 52);
+	emit("bad-ehsize", "LDR_E_BAD_EHSIZE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_phnum = PN_XNUM);
+	emit("phnum-65535", "LDR_E_TOO_MANY_PHDRS", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_phnum = 0);
+	emit("phnum-0", "LDR_E_NO_LOAD", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_phentsize = 32);
+	emit("phentsize-32", "LDR_E_BAD_PHENTSIZE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_phentsize = 64);
+	emit("phentsize-64", "LDR_E_BAD_PHENTSIZE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_phoff = pie->n);
+	emit("phoff-past-end", "LDR_E_PHDRS_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_phoff = pie->n - 100);
+	emit("phoff-straddles-end", "LDR_E_PHDRS_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_phoff = UINT64_MAX - 0x20);
+	emit("phoff-wraps", "LDR_E_PHDRS_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	c.n = 64 + 2 * sizeof(Elf64_Phdr);
+	emit("trunc-phdrs", "LDR_E_PHDRS_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_shentsize = 40);
+	emit("shentsize-40", "LDR_E_BAD_SHENTSIZE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_shoff = pie->n - 64);
+	emit("shoff-past-end", "LDR_E_SHDRS_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_shnum = 0xffff);
+	emit("shnum-65535", "LDR_E_SHDRS_OUTSIDE", &c);
+}
+
+static void segment_cases(const struct blob *pie)
+{
+	unsigned text = find_ph(pie, PT_LOAD, PF_X, 0);
+	unsigned ro = find_ph(pie, PT_LOAD, 0, 1);
+	unsigned rw = find_ph(pie, PT_LOAD, PF_W, 0);
+	unsigned dyn = find_ph(pie, PT_DYNAMIC, 0, 0);
+	struct blob c;
+
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, rw, ph.p_filesz = pie->n - ph.p_offset + 1);
+	emit("seg-past-eof", "LDR_E_SEG_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	c.n = 0x1800; /* inside the text segment's file bytes */
+	emit("trunc-inside-text", "LDR_E_SEG_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, ro, ph.p_offset = UINT64_MAX - 0xfff; ph.p_vaddr = 0x3000);
+	emit("seg-offset-wraps", "LDR_E_SEG_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, text, ph.p_memsz = ph.p_filesz - 1);
+	emit("filesz-gt-memsz", "LDR_E_SEG_FILESZ", &c);
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, ro, ph.p_align = 0x3000);
+	emit("align-not-pow2", "LDR_E_SEG_ALIGN", &c);
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, ro, ph.p_vaddr += 0x10; ph.p_paddr += 0x10);
+	emit("align-offset-mismatch", "LDR_E_SEG_ALIGN", &c);
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, rw, ph.p_vaddr = UINT64_MAX - 0xfff - 0x1000 + (ph.p_offset & 0xfff);
+		ph.p_paddr = ph.p_vaddr);
+	emit("seg-wraps", "LDR_E_SEG_WRAP", &c);
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, ro, ph.p_vaddr = 0x2000; ph.p_paddr = 0x2000);
+	emit("seg-overlap", "LDR_E_SEG_OVERLAP", &c);
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, rw, ph.p_memsz = 2ULL * 1024 * MIB);
+	emit("image-2gib", "LDR_E_IMAGE_TOO_BIG", &c);
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, text, ph.p_flags |= PF_W);
+	emit("wx-text", "LDR_E_WX_SEGMENT", &c);
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, rw, ph.p_flags |= PF_X);
+	emit("wx-data", "LDR_E_WX_SEGMENT", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_entry = 0x7fff0000);
+	emit("entry-outside", "LDR_E_ENTRY_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_EH(&c, e.e_entry = 0x3010);
+	emit("entry-in-rodata", "LDR_E_ENTRY_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, text, ph.p_flags &= ~(uint32_t)PF_X);
+	emit("no-exec-segment", "LDR_E_ENTRY_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, dyn, ph.p_type = PT_INTERP);
+	emit("pt-interp", "LDR_E_INTERP", &c);
+	c = dup_blob(pie, 0);
+	for (unsigned i = 0; i < 3; i++)
+		EDIT_PH(&c, find_ph(&c, PT_LOAD, 0, 0), ph.p_type = PT_NOTE);
+	emit("no-pt-load", "LDR_E_NO_LOAD", &c);
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, dyn, ph.p_type = PT_NULL);
+	emit("pie-no-dynamic", "LDR_E_NOT_RELOCATABLE", &c);
+}
+
+static void dynamic_cases(const struct blob *pie)
+{
+	unsigned dyn = find_ph(pie, PT_DYNAMIC, 0, 0);
+	size_t debug = find_dyn(pie, DT_DEBUG), rela0 = pie_rela0(pie);
+	struct blob c;
+
+	c = dup_blob(pie, 0);
+	put_dyn(&c, debug, DT_NEEDED, 1);
+	emit("dt-needed", "LDR_E_DYN_NEEDED", &c);
+	c = dup_blob(pie, 0);
+	put_dyn(&c, debug, DT_TEXTREL, 0);
+	emit("dt-textrel", "LDR_E_DYN_TEXTREL", &c);
+	c = dup_blob(pie, 0);
+	put_dyn(&c, debug, DT_FLAGS, DF_TEXTREL);
+	emit("df-textrel", "LDR_E_DYN_TEXTREL", &c);
+	c = dup_blob(pie, 0);
+	put_dyn(&c, debug, DT_RELSZ, 16);
+	emit("dt-rel", "LDR_E_DYN_BAD", &c);
+	c = dup_blob(pie, 0);
+	EDIT_PH(&c, dyn, ph.p_offset = 0x100);
+	emit("dynamic-outside-load", "LDR_E_DYN_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	{
+		/* a second PT_DYNAMIC in place of the GNU_STACK-less slot: reuse
+		 * the first PT_LOAD header's neighbour by copying PT_DYNAMIC */
+		Elf64_Phdr d;
+
+		get_ph(&c, dyn, &d);
+		EDIT_EH(&c, e.e_phnum++);
+		put_ph(&c, dyn + 1, &d);
+	}
+	emit("two-dynamic", "LDR_E_DYN_BAD", &c);
+	c = dup_blob(pie, 0);
+	put_dyn(&c, find_dyn(&c, DT_RELAENT), DT_RELAENT, 16);
+	emit("relaent-16", "LDR_E_RELA_ENTSIZE", &c);
+	c = dup_blob(pie, 0);
+	put_dyn(&c, find_dyn(&c, DT_RELASZ), DT_RELASZ, 0x100000);
+	emit("relasz-outside", "LDR_E_RELA_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	put_dyn(&c, find_dyn(&c, DT_RELA), DT_RELA, 0x4000); /* in .data: its file bytes end early */
+	put_dyn(&c, find_dyn(&c, DT_RELASZ), DT_RELASZ, 0x2000 * 24);
+	emit("rela-beyond-segment", "LDR_E_RELA_OUTSIDE", &c);
+	c = dup_blob(pie, 0);
+	put_dyn(&c, debug, DT_RELRSZ, 8);
+	put_dyn(&c, find_dyn(&c, DT_HASH), DT_RELR, 0x3000);
+	emit("relr-no-relrent", "LDR_E_RELR_BAD", &c);
+	c = dup_blob(pie, 0);
+	put_dyn(&c, find_dyn(&c, DT_SYMENT), DT_SYMENT, 16);
+	emit("syment-16", "LDR_E_RELOC_SYMBOL", &c);
+
+	/* relocations that only reloc_apply() can refuse */
+	c = dup_blob(pie, 0);
+	edit_rela(&c, rela0, 0, 0, 1, ELF64_R_INFO(0, 0x99));
+	emit("reloc-type-153", "LDR_E_RELOC_TYPE", &c);
+	c = dup_blob(pie, 0);
+	edit_rela(&c, rela0 + 5 * sizeof(Elf64_Rela), 0, 0, 1, ELF64_R_INFO(0, R_X86_64_COPY));
+	emit("reloc-type-copy", "LDR_E_RELOC_TYPE", &c);
+	c = dup_blob(pie, 0);
+	edit_rela(&c, rela0, 0, 0, 1, ELF64_R_INFO(0, R_X86_64_PC32));
+	emit("reloc-type-pc32-in-pie", "LDR_E_RELOC_TYPE", &c);
+	c = dup_blob(pie, 0);
+	edit_rela(&c, rela0 + 10 * sizeof(Elf64_Rela), 1, 0x100000, 0, 0);
+	emit("reloc-target-outside", "LDR_E_RELOC_TARGET", &c);
+	c = dup_blob(pie, 0);
+	edit_rela(&c, rela0, 1, UINT64_MAX - 3, 0, 0);
+	emit("reloc-target-wraps", "LDR_E_RELOC_TARGET", &c);
+	c = dup_blob(pie, 0);
+	edit_rela(&c, rela0, 0, 0, 1, ELF64_R_INFO(0x7777, R_X86_64_64));
+	emit("reloc-symbol-index", "LDR_E_RELOC_SYMBOL", &c);
+}
+
+static void exec_cases(const struct blob *exec)
+{
+	size_t rtext = first_rela_of_section(exec, ".rela.text");
+	struct blob c;
+	Elf64_Rela r0;
+
+	memcpy(&r0, exec->p + rtext, sizeof(r0));
+	c = dup_blob(exec, 0);
+	edit_rela(&c, rtext, 0, 0, 1, ELF64_R_INFO(ELF64_R_SYM(r0.r_info), 0x99));
+	emit("exec-reloc-type-153", "LDR_E_RELOC_TYPE", &c);
+	c = dup_blob(exec, 0);
+	edit_rela(&c, rtext, 0, 0, 1, ELF64_R_INFO(ELF64_R_SYM(r0.r_info), R_X86_64_GOTPCREL));
+	emit("exec-reloc-type-gotpcrel", "LDR_E_RELOC_TYPE", &c);
+	c = dup_blob(exec, 0);
+	edit_rela(&c, rtext, 1, 0x20000000, 0, 0);
+	emit("exec-reloc-target-outside", "LDR_E_RELOC_TARGET", &c);
+	c = dup_blob(exec, 0);
+	edit_rela(&c, rtext, 0, 0, 1, ELF64_R_INFO(0xfffff, R_X86_64_64));
+	emit("exec-reloc-symbol-index", "LDR_E_RELOC_SYMBOL", &c);
+	/* an R_X86_64_32S field near INT32_MAX: + delta no longer fits */
+	c = dup_blob(exec, 0);
+	edit_rela(&c, rtext, 0, 0, 1, ELF64_R_INFO(ELF64_R_SYM(r0.r_info), R_X86_64_32S));
+	put_le32(c.p + 0x1000 + (r0.r_offset - 16 * MIB), 0x7fff0000);
+	emit("exec-reloc-32s-range", "LDR_E_RELOC_RANGE", &c);
+	c = dup_blob(exec, 0);
+	EDIT_SH(&c, find_sh(&c, ".rela.text"), sh.sh_entsize = 16);
+	emit("exec-rela-entsize", "LDR_E_RELA_ENTSIZE", &c);
+	c = dup_blob(exec, 0);
+	EDIT_SH(&c, find_sh(&c, ".rela.text"), sh.sh_offset = exec->n - 24);
+	emit("exec-rela-outside", "LDR_E_RELA_OUTSIDE", &c);
+	c = dup_blob(exec, 0);
+	EDIT_SH(&c, find_sh(&c, ".rela.text"), sh.sh_link = 0);
+	emit("exec-rela-no-symtab", "LDR_E_RELOC_SYMBOL", &c);
+	c = dup_blob(exec, 0);
+	EDIT_SH(&c, find_sh(&c, ".rela.text"), sh.sh_info = 999);
+	emit("exec-rela-info", "LDR_E_SHDRS_OUTSIDE", &c);
+
+	/* bytes after the ELF: taken for a Linux relocation table */
+	c = dup_blob(exec, 64);
+	memcpy(c.p + c.n, "this is garbage!", 16);
+	c.n += 16;
+	emit("exec-trailing-garbage", "LDR_E_LINUX_RELOCS", &c);
+	c = dup_blob(exec, 64);
+	c.n += 8; /* two zero words: a table needs three separators */
+	emit("exec-trailing-zeros", "LDR_E_LINUX_RELOCS", &c);
+	/* a well-formed table naming a field far outside the image */
+	c = dup_blob(exec, 64);
+	put_le32(c.p + c.n + 12, 0x7ff00000);
+	c.n += 16;
+	emit("exec-linux-reloc-outside", "LDR_E_RELOC_TARGET", &c);
+	/* section headers stripped: no relocations to move it with */
+	c = dup_blob(exec, 0);
+	{
+		Elf64_Phdr rw;
+
+		get_ph(&c, find_ph(&c, PT_LOAD, PF_W, 0), &rw);
+		EDIT_EH(&c, e.e_shnum = 0; e.e_shoff = 0; e.e_shstrndx = 0);
+		c.n = (size_t)(rw.p_offset + rw.p_filesz);
+	}
+	emit("exec-stripped", "LDR_E_NOT_RELOCATABLE", &c);
+}
+
+static void synthetic_cases(void)
+{
+	struct blob c;
+
+	c = mini_exec(1);
+	emit("mini-exec-no-relocs", "LDR_E_NOT_RELOCATABLE", &c);
+	c = mini_exec(65);
+	emit("mini-65-phdrs", "LDR_E_TOO_MANY_PHDRS", &c);
+	c = mini_exec(17);
+	for (unsigned i = 1; i < 17; i++) {
+		Elf64_Phdr ph;
+
+		get_ph(&c, 0, &ph);
+		ph.p_vaddr += (uint64_t)i * 0x1000;
+		ph.p_paddr += (uint64_t)i * 0x1000;
+		put_ph(&c, i, &ph);
+	}
+	emit("mini-17-loads", "LDR_E_TOO_MANY_PHDRS", &c);
+	c = mini_exec(2);
+	{
+		/* a second, empty-file BSS segment on top of the code */
+		Elf64_Phdr ph;
+
+		get_ph(&c, 0, &ph);
+		ph.p_flags = PF_R | PF_W;
+		ph.p_filesz = 0;
+		ph.p_memsz = 0x2000;
+		ph.p_vaddr -= 0x1000;
+		ph.p_paddr -= 0x1000;
+		put_ph(&c, 1, &ph);
+	}
+	emit("mini-bss-overlap", "LDR_E_SEG_OVERLAP", &c);
+	c = mini_exec(1);
+	EDIT_PH(&c, 0, ph.p_vaddr = UINT64_MAX - 0xfff; ph.p_memsz = 0x2000);
+	emit("mini-vaddr-wraps", "LDR_E_SEG_WRAP", &c);
+	c = mini_exec(1);
+	EDIT_PH(&c, 0, ph.p_paddr = UINT64_MAX - 0x7ff);
+	emit("mini-paddr-wraps", "LDR_E_SEG_WRAP", &c);
+	c = mini_exec(1);
+	EDIT_EH(&c, e.e_entry = 16 * MIB + 16);
+	emit("mini-entry-at-end", "LDR_E_ENTRY_OUTSIDE", &c);
+	c = mini_exec(1);
+	EDIT_PH(&c, 0, ph.p_type = PT_LOAD; ph.p_memsz = 0);
+	emit("mini-empty-load", "LDR_E_SEG_FILESZ", &c);
+}
+
+static void gzip_cases(const struct blob *pie, const struct blob *exec)
+{
+	struct blob g = gz(pie), z = zl(pie), c, t;
+
+	c = dup_blob(&g, 0);
+	c.n = g.n / 2;
+	emit("gz-truncated-half", "LDR_E_GZIP_TRUNCATED", &c);
+	c = dup_blob(&g, 0);
+	c.n = g.n - 4;
+	emit("gz-truncated-trailer", "LDR_E_GZIP_TRUNCATED", &c);
+	c = dup_blob(&g, 0);
+	c.n = 10;
+	emit("gz-header-only", "LDR_E_GZIP_TRUNCATED", &c);
+	c = dup_blob(&g, 0);
+	c.p[g.n - 8] ^= 0xff;
+	emit("gz-bad-crc", "LDR_E_GZIP_CRC", &c);
+	c = dup_blob(&g, 0);
+	put_le32(c.p + g.n - 4, (uint32_t)pie->n + 1);
+	emit("gz-bad-isize", "LDR_E_GZIP_CRC", &c);
+	c = dup_blob(&g, 0);
+	c.p[3] = 0x80;
+	emit("gz-reserved-flag", "LDR_E_GZIP_HEADER", &c);
+	c = dup_blob(&g, 0);
+	c.p[2] = 7;
+	emit("gz-method-7", "LDR_E_GZIP_HEADER", &c);
+	c = dup_blob(&g, 0);
+	c.p[10] |= 0x06;
+	emit("gz-bad-block-type", "LDR_E_GZIP_CORRUPT", &c);
+	c = dup_blob(&g, 64);
+	memcpy(c.p + c.n, "trailing garbage", 16);
+	c.n += 16;
+	emit("gz-trailing-garbage", "LDR_E_GZIP_TRAILING", &c);
+	c = dup_blob(&g, g.n);
+	memcpy(c.p + g.n, g.p, g.n);
+	c.n = 2 * g.n;
+	emit("gz-two-members", "LDR_E_GZIP_TRAILING", &c);
+	c = dup_blob(&z, 0);
+	c.p[z.n - 1] ^= 0x55;
+	emit("zlib-bad-adler", "LDR_E_GZIP_CRC", &c);
+	c = dup_blob(&z, 0);
+	c.n = z.n - 100;
+	emit("zlib-truncated", "LDR_E_GZIP_TRUNCATED", &c);
+	c = dup_blob(&z, 0);
+	c.p[0] = 0x78;
+	c.p[1] = 0xbb; /* FDICT */
+	emit("zlib-preset-dict", "LDR_E_GZIP_HEADER", &c);
+
+	/* compressed streams of bad kernels: the ELF error comes through */
+	t = dup_blob(pie, 0);
+	t.p[1] = 'X';
+	c = gz(&t);
+	free(t.p);
+	emit("gz-of-bad-magic", "LDR_E_BAD_MAGIC", &c);
+	t = dup_blob(pie, 0);
+	EDIT_PH(&t, find_ph(&t, PT_LOAD, PF_X, 0), ph.p_flags |= PF_W);
+	c = gz(&t);
+	free(t.p);
+	emit("gz-of-wx", "LDR_E_WX_SEGMENT", &c);
+	t = dup_blob(pie, 0);
+	edit_rela(&t, pie_rela0(&t), 0, 0, 1, ELF64_R_INFO(0, 0x99));
+	c = zl(&t);
+	free(t.p);
+	emit("zlib-of-reloc-type", "LDR_E_RELOC_TYPE", &c);
+	t = dup_blob(exec, 0);
+	t.n = 40;
+	c = gz(&t);
+	free(t.p);
+	emit("gz-of-truncated", "LDR_E_TRUNCATED", &c);
+	t = (struct blob){ malloc(1), 0 };
+	c = gz(&t);
+	free(t.p);
+	emit("gz-of-empty", "LDR_E_EMPTY_FILE", &c);
+	c = gz(&g);
+	emit("gz-of-gz", "LDR_E_BAD_MAGIC", &c);
+
+	/* 520 MiB of zeros in about half a megabyte: past the 512 MiB default */
+	c = zero_bomb(520 * MIB);
+	emit("gz-bomb-520m", "LDR_E_GZIP_TOO_BIG", &c);
+
+	/* controls */
+	c = dup_blob(pie, 0);
+	emit("ok-pie", "LDR_OK", &c);
+	c = dup_blob(exec, 0);
+	emit("ok-exec", "LDR_OK", &c);
+	emit("ok-pie-gz", "LDR_OK", &g);
+	emit("ok-pie-zlib", "LDR_OK", &z);
+	c = gz(exec);
+	emit("ok-exec-gz", "LDR_OK", &c);
+}
+
+int main(int argc, char **argv)
+{
+	struct blob pie, exec;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s OUTDIR kernel-pie.elf kernel-exec.elf\n", argv[0]);
+		return 2;
+	}
+	out_dir = argv[1];
+	if (mkdir(out_dir, 0755) != 0 && errno != EEXIST)
+		die(out_dir);
+	pie = read_file(argv[2]);
+	exec = read_file(argv[3]);
+	header_cases(&pie);
+	segment_cases(&pie);
+	dynamic_cases(&pie);
+	exec_cases(&exec);
+	synthetic_cases();
+	gzip_cases(&pie, &exec);
+	printf("mkcorpus: %d malformed cases and %d controls in %s\n", n_cases, n_ok, out_dir);
+	free(pie.p);
+	free(exec.p);
+	return 0;
+}

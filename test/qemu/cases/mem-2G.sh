@@ -1,0 +1,5 @@
+# mem-2G - 2 GiB of guest RAM: the payload passes and reports slots
+boot_payload "$(mkesp "$NAME" "$P/kernel-pie.elf")" --mem 2G --cpu max
+expect_pass
+[ "$(kv "$LINE" slots)" -gt 1 ] || fail "slots=$(kv "$LINE" slots)"
+ok "slots=$(kv "$LINE" slots)"

@@ -1,0 +1,12 @@
+# quiet - without verbose the loader prints no address, offset or slot count
+boot_payload "$(mkesp "$NAME" "$P/kernel-high.elf")" --cpu max
+expect_pass
+leak=$(clean_log "$LOG" | grep 'kaslr-loader' | grep -Ei '0x[0-9a-f]{5,}|[0-9a-f]{8,}|slot')
+[ -z "$leak" ] || fail "loader printed: $leak"
+# and the same boot with verbose does print them (so the check above can fail)
+esp=$(mkesp "$NAME" "$P/kernel-high.elf" EFI/BOOT/kaslr.conf="$(conf verbose)")
+boot_payload "$esp" --cpu max
+expect_pass
+clean_log "$LOG" | grep 'kaslr-loader' | grep -qi "virt 0x$(printf '%x' "$(kv "$LINE" virt)")" ||
+	fail "verbose did not print the virtual base $(kv "$LINE" virt)"
+ok
