@@ -11,6 +11,16 @@
  * which reports and leaves through BS->Exit so firmware gets control back.
  * UEFI firmware on x86-64 does not use FS (PI spec leaves it to the
  * application); the old base is restored on every way out.
+ *
+ * libz.a is also built for the System V ABI with its 128-byte red zone
+ * (crc32_z keeps a pointer below RSP), while UEFI code runs with
+ * interrupts on and firmware's timer handler pushes onto the same stack:
+ * an interrupt in the middle of crc32_z clobbered that pointer (seen here:
+ * a page fault in crc32_z under OVMF with 2 GiB of guest RAM).  So every call
+ * into zlib runs at TPL_HIGH_LEVEL (interrupts masked), for at most
+ * INFLATE_CHUNK of output at a time, and zlib's own state comes from an
+ * arena allocated beforehand, because no firmware service may be called at
+ * that TPL.
  */
 #include "zglue.h"
 #include "log.h"
@@ -94,16 +104,32 @@ void free(void *p)
 		FreePool(p);
 }
 
-/* Above this, take whole pages: AllocatePool is not meant for 60 MB kernels. */
-#define ZGLUE_PAGES_FROM (1 * MIB)
+/*
+ * zlib's state (about 7 KiB) and window (32 KiB) come from this arena: a
+ * bump allocator, emptied when nothing in it is live.  Static so that it
+ * exists before any zlib call; it is zero-filled .bss, not file bytes.
+ */
+#define ZGLUE_ARENA (64 * KIB)
+static uint8_t zglue_arena[ZGLUE_ARENA] __attribute__((aligned(16)));
+static UINTN zglue_arena_used;
+static unsigned zglue_arena_live;
+
+static EFI_TPL zglue_old_tpl;
+static int zglue_in_zlib; /* inside the guard: allocations come from the arena */
 
 static void *zglue_alloc_fn(void *ctx, uint64_t size)
 {
 	EFI_PHYSICAL_ADDRESS a = 0;
+	UINTN need = (UINTN)ldr_align_up(size, 16);
 
 	(void)ctx;
-	if (size < ZGLUE_PAGES_FROM)
-		return AllocatePool(size);
+	if (zglue_in_zlib) {
+		if (size > ZGLUE_ARENA || ZGLUE_ARENA - zglue_arena_used < need)
+			return NULL;
+		zglue_arena_used += need;
+		zglue_arena_live++;
+		return zglue_arena + zglue_arena_used - need;
+	}
 	if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages,
 					EfiLoaderData, EFI_SIZE_TO_PAGES(size), &a)))
 		return NULL;
@@ -115,15 +141,30 @@ static void zglue_free_fn(void *ctx, void *p, uint64_t size)
 	(void)ctx;
 	if (!p)
 		return;
-	if (size < ZGLUE_PAGES_FROM)
-		FreePool(p);
-	else
-		uefi_call_wrapper(BS->FreePages, 2, (EFI_PHYSICAL_ADDRESS)(UINTN)p,
-				  EFI_SIZE_TO_PAGES(size));
+	if ((uint8_t *)p >= zglue_arena && (uint8_t *)p < zglue_arena + ZGLUE_ARENA) {
+		if (zglue_arena_live && --zglue_arena_live == 0)
+			zglue_arena_used = 0;
+		return;
+	}
+	uefi_call_wrapper(BS->FreePages, 2, (EFI_PHYSICAL_ADDRESS)(UINTN)p,
+			  EFI_SIZE_TO_PAGES(size));
+}
+
+static void zglue_guard_fn(void *ctx, int enter)
+{
+	(void)ctx;
+	if (enter) {
+		zglue_old_tpl = uefi_call_wrapper(BS->RaiseTPL, 1, TPL_HIGH_LEVEL);
+		zglue_in_zlib = 1;
+	} else {
+		zglue_in_zlib = 0;
+		uefi_call_wrapper(BS->RestoreTPL, 1, zglue_old_tpl);
+	}
 }
 
 const struct inflate_alloc zglue_alloc = {
 	.alloc = zglue_alloc_fn,
 	.free = zglue_free_fn,
+	.guard = zglue_guard_fn,
 	.ctx = NULL,
 };

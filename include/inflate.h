@@ -16,12 +16,22 @@ enum inflate_format {
 
 #define INFLATE_DEFAULT_LIMIT (512 * MIB)
 
-/* Memory for the output buffer and for zlib's own state. */
+/*
+ * Memory for the output buffer and for zlib's own state, and an optional
+ * guard called with enter=1 before and enter=0 after every call into zlib.
+ * alloc/free for zlib's state happen inside those calls; the output buffer
+ * is allocated between them.  (The EFI side masks interrupts in the guard:
+ * see efi/zglue.c.)
+ */
 struct inflate_alloc {
 	void *(*alloc)(void *ctx, uint64_t size);
 	void (*free)(void *ctx, void *p, uint64_t size);
+	void (*guard)(void *ctx, int enter); /* may be NULL */
 	void *ctx;
 };
+
+/* output handed to zlib per call: bounds the time spent inside one call */
+#define INFLATE_CHUNK (1 * MIB)
 
 /* Which compressed format buf starts with, by its magic bytes. */
 enum inflate_format inflate_detect(const void *buf, uint64_t len);

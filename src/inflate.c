@@ -11,8 +11,14 @@
 
 #include "inflate.h"
 
-/* zlib's avail_in/avail_out are 32-bit: feed it at most this much a call */
+/* zlib's avail_in is 32-bit: feed it at most this much a call */
 #define INFLATE_STEP (1ULL << 30)
+
+static void inflate_guard(const struct inflate_alloc *a, int enter)
+{
+	if (a->guard)
+		a->guard(a->ctx, enter);
+}
 
 enum inflate_format inflate_detect(const void *buf, uint64_t len)
 {
@@ -114,7 +120,10 @@ enum ldr_err inflate_image(const void *in, uint64_t in_len, uint64_t limit,
 	zs.zfree = inflate_zfree;
 	zs.opaque = (voidpf)a;
 	/* 15 + 16: gzip wrapper only; 15: zlib wrapper only */
-	if (inflateInit2(&zs, fmt == INFLATE_GZIP ? 15 + 16 : 15) != Z_OK) {
+	inflate_guard(a, 1);
+	zr = inflateInit2(&zs, fmt == INFLATE_GZIP ? 15 + 16 : 15);
+	inflate_guard(a, 0);
+	if (zr != Z_OK) {
 		a->free(a->ctx, out, cap);
 		return LDR_E_NOMEM;
 	}
@@ -125,11 +134,13 @@ enum ldr_err inflate_image(const void *in, uint64_t in_len, uint64_t limit,
 		zs.next_in = (Bytef *)(src + consumed);
 		zs.avail_in = (uInt)(in_left > INFLATE_STEP ? INFLATE_STEP : in_left);
 		zs.next_out = out + used;
-		zs.avail_out = (uInt)(out_left > INFLATE_STEP ? INFLATE_STEP : out_left);
+		zs.avail_out = (uInt)(out_left > INFLATE_CHUNK ? INFLATE_CHUNK : out_left);
 		{
 			uInt gave_in = zs.avail_in, gave_out = zs.avail_out;
 
+			inflate_guard(a, 1);
 			zr = inflate(&zs, Z_NO_FLUSH);
+			inflate_guard(a, 0);
 			consumed += gave_in - zs.avail_in;
 			used += gave_out - zs.avail_out;
 		}
@@ -170,7 +181,7 @@ enum ldr_err inflate_image(const void *in, uint64_t in_len, uint64_t limit,
 			a->free(a->ctx, out, cap);
 			out = n;
 			cap = ncap;
-		} else if (consumed == in_len) {
+		} else if (consumed == in_len && zr == Z_BUF_ERROR) {
 			/* room left, input gone, stream not finished */
 			err = LDR_E_GZIP_TRUNCATED;
 			goto out;
@@ -180,13 +191,17 @@ enum ldr_err inflate_image(const void *in, uint64_t in_len, uint64_t limit,
 		err = LDR_E_GZIP_TRAILING;
 		goto out;
 	}
+	inflate_guard(a, 1);
 	inflateEnd(&zs);
+	inflate_guard(a, 0);
 	*ret_out = out;
 	*ret_len = used;
 	*ret_cap = cap;
 	return LDR_OK;
 out:
+	inflate_guard(a, 1);
 	inflateEnd(&zs);
+	inflate_guard(a, 0);
 	a->free(a->ctx, out, cap);
 	return err;
 }

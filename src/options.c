@@ -206,6 +206,18 @@ static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
 	return LDR_E_OPT_UNKNOWN;
 }
 
+/*
+ * A NUL ends the text, as it does in options_from_ucs2(): otherwise a "--"
+ * or cmdline value would copy bytes past it and cmdline_len would not be
+ * strlen(cmdline).
+ */
+static size_t opt_text_len(const char *s, size_t len)
+{
+	const char *z = memchr(s, 0, len);
+
+	return z ? (size_t)(z - s) : len;
+}
+
 static int opt_is_image_path(const char *w, size_t len)
 {
 	if (memchr(w, '=', len) || len < 4)
@@ -221,6 +233,7 @@ enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len
 
 	if (len > OPT_TEXT_MAX)
 		return LDR_E_OPT_TOO_LONG;
+	len = opt_text_len(s, len);
 	while (i < len) {
 		size_t w, wl, eq;
 
@@ -269,6 +282,7 @@ enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t l
 
 	if (len > OPT_TEXT_MAX)
 		return LDR_E_OPT_TOO_LONG;
+	len = opt_text_len(s, len);
 	while (i < len) {
 		size_t k, kl, v, e;
 

@@ -24,6 +24,11 @@ grep -E '^(  |unit:|FAIL)' "$out/unit.txt" | grep -v ': 0 failed' | tail -n 40
 grep -E '^unit:' "$out/unit.txt" || { tail -n 30 "$out/unit.txt"; echo "unit: 0 passed, 1 failed" >>"$out/unit.txt"; }
 count "$out/unit.txt"
 
+echo "== tier 1b: malformed-kernel corpus"
+test/corpus/run.sh >"$out/corpus.txt" 2>&1
+tail -n 3 "$out/corpus.txt"
+count "$out/corpus.txt"
+
 if [ -x test/fuzz/run-smoke.sh ]; then
 	echo "== tier 2: fuzz smoke"
 	test/fuzz/run-smoke.sh >"$out/fuzz.txt" 2>&1

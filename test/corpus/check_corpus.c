@@ -54,7 +54,7 @@ static void heap_free(void *ctx, void *p, uint64_t size)
 	free(p);
 }
 
-static const struct inflate_alloc heap = { heap_alloc, heap_free, NULL };
+static const struct inflate_alloc heap = { .alloc = heap_alloc, .free = heap_free, .ctx = NULL };
 
 /* The pipeline; *ret_stage names the step that failed. */
 static enum ldr_err run_pipeline(const uint8_t *file, uint64_t size, const char **ret_stage)

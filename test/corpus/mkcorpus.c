@@ -369,7 +369,7 @@ static void header_cases(const struct blob *pie)
 		c = dup_blob(pie, 0);
 		c.n = cuts[i];
 		snprintf(name, sizeof(name), "trunc-ehdr-%zu", cuts[i]);
-		emit(name, i == 0 ? "LDR_E_TRUNCATED" : "LDR_E_TRUNCATED", &c);
+		emit(name, "LDR_E_TRUNCATED", &c);
 	}
 	c = text_blob("MZ");
 	emit("short-mz", "LDR_E_BAD_MAGIC", &c);

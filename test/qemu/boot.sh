@@ -52,7 +52,7 @@ if [ "$show" = 1 ] && [ -z "$until" ]; then
 	exit "${PIPESTATUS[0]}"
 fi
 
-"${qemu[@]}" -serial "file:$log" &
+"${qemu[@]}" -serial "file:$log" 2>>"$tmp/qemu.err" &
 pid=$!
 deadline=$((SECONDS + timeout))
 rc=

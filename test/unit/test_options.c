@@ -96,6 +96,10 @@ static const struct opt_case cases[] = {
 	  .verbose = 1, .nokaslr = 1, .kernel = "k" },
 	{ "NUL ends the line", SRC_LINE, "verbose\0nokaslr", 15, .want = LDR_OK, .verbose = 1 },
 	{ "NUL inside a word", SRC_LINE, "kernel=ab\0cd", 12, .want = LDR_OK, .kernel = "ab" },
+	{ "NUL ends the -- command line", SRC_LINE, "-- quiet\0junk", 14, .want = LDR_OK,
+	  .cmdline = "quiet" },
+	{ "config: NUL ends the text", SRC_CONFIG, "cmdline a b\0c\nverbose\n", 20, .want = LDR_OK,
+	  .cmdline = "a b" },
 	{ "len shorter than text", SRC_LINE, "verbose nokaslr", 7, .want = LDR_OK, .verbose = 1 },
 
 	/* ---- unknown keys and bad values name the key ---- */

@@ -1,0 +1,101 @@
+/*
+ * fuzz_options.c - libFuzzer target: the option parsers over untrusted
+ * bytes - options_from_ucs2() (the bytes as LoadOptions) and the line
+ * parser on its output, options_parse_line() and options_parse_config()
+ * on the raw bytes, options_parse_size() on a prefix; abort() when a
+ * result breaks an invariant (strings terminated, cmdline_len right).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+
+static void check_opts(const struct ldr_options *o)
+{
+	if (!memchr(o->kernel, 0, sizeof(o->kernel)) || !memchr(o->cmdline, 0, sizeof(o->cmdline)) ||
+	    !memchr(o->bad, 0, sizeof(o->bad)))
+		abort();
+	if (o->cmdline_len != strlen(o->cmdline))
+		abort();
+	if (o->verbose > 1 || o->nokaslr > 1 || o->have_seed > 1 || o->have_sha256 > 1)
+		abort();
+	if (o->max_kernel == 0)
+		abort();
+}
+
+static void check_err(enum ldr_err err, const struct ldr_options *o)
+{
+	if (err != LDR_OK && err != LDR_E_OPT_UNKNOWN && err != LDR_E_OPT_VALUE &&
+	    err != LDR_E_OPT_TOO_LONG)
+		abort();
+	/* a bad value always names its (known, non-empty) key */
+	if (err == LDR_E_OPT_VALUE && o->bad[0] == 0)
+		abort();
+	check_opts(o);
+}
+
+/* decimal digits only: compare with a reference conversion */
+static void check_size(const uint8_t *s, size_t n)
+{
+	uint64_t v = 0, ref = 0;
+	int ovf = 0, digits = n > 0;
+	enum ldr_err err = options_parse_size((const char *)s, n, &v);
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9') {
+			digits = 0;
+			break;
+		}
+		if (ref > (UINT64_MAX - (uint64_t)(s[i] - '0')) / 10)
+			ovf = 1;
+		ref = ref * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (digits && (ovf ? err != LDR_E_OPT_VALUE : err != LDR_OK || v != ref))
+		abort();
+	if (err != LDR_OK && err != LDR_E_OPT_VALUE)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char text[OPT_TEXT_MAX];
+	struct ldr_options o;
+	size_t len = (size_t)-1;
+	enum ldr_err err;
+	char *raw;
+
+	/* exact-size copy: ASan sees any read past size */
+	raw = malloc(size ? size : 1);
+	memcpy(raw, data, size);
+
+	err = options_from_ucs2(raw, size, text, sizeof(text), &len);
+	if (err == LDR_OK) {
+		if (len >= sizeof(text) || len != strlen(text) || len > size / 2)
+			abort();
+		for (size_t i = 0; i < len; i++)
+			if (text[i] < 0x20 || text[i] > 0x7e)
+				abort();
+		options_defaults(&o);
+		check_err(options_parse_line(&o, text, len), &o);
+	} else if (err == LDR_E_OPT_ENCODING) {
+		if (len >= size / 2)
+			abort();
+	} else if (err != LDR_E_OPT_TOO_LONG) {
+		abort();
+	}
+
+	options_defaults(&o);
+	check_err(options_parse_line(&o, raw, size), &o);
+	options_defaults(&o);
+	err = options_parse_config(&o, raw, size);
+	check_err(err, &o);
+	/* load options on top of the config, as the loader does */
+	check_err(options_parse_line(&o, raw, size < 64 ? size : 64), &o);
+
+	check_size(data, size < 24 ? size : 24);
+	free(raw);
+	return 0;
+}

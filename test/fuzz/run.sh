@@ -1,0 +1,93 @@
+#!/bin/bash
+# run.sh SECONDS - build the libFuzzer targets and run each for SECONDS
+# (one after the other; FUZZ_PARALLEL=1 runs them all at once), each on its
+# own corpus $BUILD/fuzz/corpus-<t> seeded from the payload builds, the
+# malformed-kernel corpus, test/fuzz/regress/<t> and generated seeds.
+# Prints per target the executions and coverage, and as its last line
+#   fuzz: N passed, N failed
+# A target that crashes (or fails to build) counts as failed; crash inputs
+# are kept as $BUILD/fuzz/crash-<t>-*, logs as $BUILD/fuzz/log-<t>.txt.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+S=${1:-60}
+B=${BUILD:-build}
+F=$B/fuzz
+TARGETS=${FUZZ_TARGETS:-"elf inflate e820 options"}
+mkdir -p "$F"
+
+max_len() {
+	case $1 in
+	elf) echo 131072 ;;   # the payload ELFs fit whole
+	inflate) echo 8192 ;;
+	e820) echo 16384 ;;
+	options) echo 40000 ;; # past OPT_TEXT_MAX in UCS-2
+	esac
+}
+
+seeds() {
+	case $1 in
+	elf) echo "$B/payload $F/corpus-cases" ;;
+	inflate) echo "$F/seeds/inflate $B/payload $F/corpus-cases" ;;
+	*) echo "$F/seeds/$1" ;;
+	esac
+}
+
+if ! make --no-print-directory -f test/fuzz/fuzz.mk BUILD="$B" fuzz-build >"$F/build.txt" 2>&1; then
+	tail -n 30 "$F/build.txt"
+	echo "fuzz: 0 passed, 1 failed"
+	exit 1
+fi
+[ -f "$B/payload/kernel-pie.elf" ] || make --no-print-directory BUILD="$B" payloads >/dev/null 2>&1
+rm -rf "$F/seeds" "$F/corpus-cases"
+"$F/mkseeds" "$F/seeds" test/fixtures/*.mmap
+# the malformed-kernel corpus, made without sanitizers (seeds only)
+if [ -f "$B/payload/kernel-pie.elf" ] && [ -f "$B/payload/kernel-exec.elf" ] &&
+   ${HOSTCC:-gcc} -std=c11 -O1 -D_DEFAULT_SOURCE test/corpus/mkcorpus.c -lz -o "$F/mkcorpus" &&
+   "$F/mkcorpus" "$F/corpus-cases" "$B/payload/kernel-pie.elf" "$B/payload/kernel-exec.elf" >/dev/null; then
+	rm -f "$F"/corpus-cases/gz-bomb-*  # 0.5 MB; the seeds have small bombs
+else
+	echo "warning: no malformed-kernel corpus for the seeds"
+	mkdir -p "$F/corpus-cases"
+fi
+
+run_one() {
+	local t=$1 dirs
+	mkdir -p "$F/corpus-$t"
+	dirs=$(seeds "$t")
+	[ -d "test/fuzz/regress/$t" ] && dirs="test/fuzz/regress/$t $dirs"
+	# shellcheck disable=SC2086
+	"$F/fuzz_$t" -max_total_time="$S" -print_final_stats=1 -max_len="$(max_len "$t")" \
+		-timeout=20 -rss_limit_mb=3072 -artifact_prefix="$F/crash-$t-" \
+		"$F/corpus-$t" $(for d in $dirs; do [ -d "$d" ] && echo "$d"; done) \
+		>"$F/log-$t.txt" 2>&1
+	echo $? >"$F/rc-$t"
+}
+
+if [ "${FUZZ_PARALLEL:-0}" = 1 ]; then
+	for t in $TARGETS; do run_one "$t" & done
+	wait
+else
+	for t in $TARGETS; do run_one "$t"; done
+fi
+
+p=0 f=0
+for t in $TARGETS; do
+	rc=$(cat "$F/rc-$t" 2>/dev/null || echo 1)
+	log=$F/log-$t.txt
+	execs=$(awk '/stat::number_of_executed_units/ {print $NF}' "$log" | tail -n 1)
+	speed=$(awk '/stat::average_exec_per_sec/ {print $NF}' "$log" | tail -n 1)
+	last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
+	cov=$(printf '%s\n' "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
+	ft=$(printf '%s\n' "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
+	corp=$(printf '%s\n' "$last" | sed -n 's/.* corp: \([0-9]*\).*/\1/p')
+	if [ "$rc" -eq 0 ]; then
+		p=$((p + 1)); st=ok
+	else
+		f=$((f + 1)); st="FAILED (rc=$rc)"
+		grep -E 'ERROR|SUMMARY|^    #[0-9] ' "$log" | head -n 12
+		ls "$F"/crash-"$t"-* 2>/dev/null | sed 's/^/  artefact: /'
+	fi
+	echo "fuzz_$t: $st execs=${execs:-0} exec/s=${speed:-0} cov=${cov:-0} ft=${ft:-0} corpus=${corp:-0} (${S}s)"
+done
+echo "fuzz: $p passed, $f failed"
+[ "$f" -eq 0 ]
