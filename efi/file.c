@@ -88,6 +88,7 @@ EFI_STATUS file_read(EFI_HANDLE device, const CHAR16 *path, UINT64 max_size,
 			goto out;
 		}
 		done += n;
+		/* a progress line per chunk only for big files (verbose) */
 		if (size > 8 * MIB)
 			log_info(L"reading %s: %ld%%", path, done * 100 / size);
 	}

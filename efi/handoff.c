@@ -336,6 +336,7 @@ EFI_STATUS handoff_boot(struct loader *L)
 	if (EFI_ERROR(st))
 		goto fail;
 	info->pml4 = pt.pml4_phys;
+	log_step(L"page tables and handoff data");
 
 	facts.phys_base = L->phys_base;
 	facts.virt_base = L->virt_base;

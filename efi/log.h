@@ -26,6 +26,13 @@ EFI_STATUS log_fail(EFI_STATUS st, const CHAR16 *fmt, ...);
 void log_warn(const CHAR16 *fmt, ...);
 void log_info(const CHAR16 *fmt, ...);
 
+/*
+ * verbose: "time: <what> N us" since the previous step, from the TSC
+ * (calibrated against BS->Stall in log_step_begin()).
+ */
+void log_step_begin(void);
+void log_step(const CHAR16 *what);
+
 /* The EFI status a core error maps to. */
 EFI_STATUS log_status_of(enum ldr_err err);
 

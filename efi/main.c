@@ -220,10 +220,12 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	if (EFI_ERROR(st))
 		return st;
 	log_verbose = L->opt.verbose;
+	log_step_begin();
 
 	st = gather_entropy(L);
 	if (EFI_ERROR(st))
 		return st;
+	log_step(L"entropy");
 	/* from here libz's stack protector has a real, random canary */
 	{
 		uint8_t c[32];
@@ -236,11 +238,16 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 
 	st = read_kernel(L, path, OPT_PATH_MAX);
-	if (!EFI_ERROR(st))
-		st = parse_kernel(L, path);
-	if (!EFI_ERROR(st))
-		st = place_kernel(L);
 	if (!EFI_ERROR(st)) {
+		log_step(L"read and decompress");
+		st = parse_kernel(L, path);
+	}
+	if (!EFI_ERROR(st)) {
+		log_step(L"parse");
+		st = place_kernel(L);
+	}
+	if (!EFI_ERROR(st)) {
+		log_step(L"place, copy and relocate");
 		/* the inflated image was copied into place; drop the sources */
 		release(L);
 		st = handoff_boot(L); /* returns only on failure */

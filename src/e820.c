@@ -19,7 +19,10 @@
  *   PersistentMemory                          PMEM
  *   UnacceptedMemory, any unknown number      left out of the table
  *   this loader's OS-loader types             RAM (e820_protocol_from_efi():
- *   (EFI_MT_OSLOADER_KERNEL/_RECLAIM)         KERNEL / LOADER_RECLAIMABLE)
+ *   (EFI_MT_OSLOADER_KERNEL/_RECLAIM)         KERNEL / LOADER_RECLAIMABLE,
+ *                                             and LoaderCode, which holds
+ *                                             the loader's image, also
+ *                                             LOADER_RECLAIMABLE)
  *
  * Linux turns UnacceptedMemory into RAM only when it also hands the kernel a
  * bitmap of pages still to be accepted; this loader has no such bitmap, so
@@ -230,7 +233,11 @@ static uint32_t e820_classify(enum e820_mode mode, uint32_t efi_type, uint64_t a
 {
 	if (mode == E820_MODE_PROTOCOL && efi_type == EFI_MT_OSLOADER_KERNEL)
 		return E820_KERNEL;
-	if (mode == E820_MODE_PROTOCOL && efi_type == EFI_MT_OSLOADER_RECLAIM)
+	/* LoaderCode holds this loader's image: the exception stubs the IDT
+	 * points at and the code of the jump, live until the kernel has its
+	 * own IDT */
+	if (mode == E820_MODE_PROTOCOL && (efi_type == EFI_MT_OSLOADER_RECLAIM ||
+					   efi_type == EFI_MT_LOADER_CODE))
 		return E820_LOADER_RECLAIMABLE;
 	if (mode != E820_MODE_FREE)
 		return e820_type_from_efi(efi_type, attr);

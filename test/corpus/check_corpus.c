@@ -5,7 +5,7 @@
  * into a buffer of load_size; reloc_apply() to 0x40000000) and checks that
  * the first error is the one the file's name ends in.
  *
- * usage: check_corpus DIR [MIN_MALFORMED]
+ * usage: check_corpus [DIR [MIN_MALFORMED]]   (DIR: build/corpus/cases)
  * Prints "ok"/FAIL per file and a RESULT line (test/unit/test.h).
  */
 #include <dirent.h>
@@ -22,6 +22,7 @@
 #define CORPUS_NEW_VBASE  0x40000000ULL
 #define CORPUS_MAX_LOAD   (1 * GIB)
 #define CORPUS_MIN_CASES  40
+#define CORPUS_DEFAULT_DIR "build/corpus/cases"
 
 static const char *err_name(enum ldr_err e)
 {
@@ -129,20 +130,17 @@ int main(int argc, char **argv)
 	char **names = NULL;
 	size_t count = 0, malformed = 0;
 	long min_cases = argc > 2 ? atol(argv[2]) : CORPUS_MIN_CASES;
+	const char *dir = argc > 1 ? argv[1] : CORPUS_DEFAULT_DIR;
 	struct dirent *de;
 	DIR *d;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: %s DIR [MIN_MALFORMED]\n", argv[0]);
-		return 2;
-	}
 	for (int c = 0; c < LDR_ERR_COUNT; c++)
 		if (strcmp(err_name((enum ldr_err)c), "(unnamed)") == 0)
 			printf("warning: ldr_err %d has no name in test/corpus/err_names.h\n", c);
-	d = opendir(argv[1]);
+	d = opendir(dir);
 	if (!d) {
-		perror(argv[1]);
-		CHECK(0, "corpus directory %s readable", argv[1]);
+		perror(dir);
+		CHECK(0, "corpus directory %s readable", dir);
 		return test_summary("check_corpus");
 	}
 	while ((de = readdir(d)) != NULL) {
@@ -166,7 +164,7 @@ int main(int argc, char **argv)
 			CHECK(0, "%s: name does not end in .<LDR_E_...>", names[i]);
 			continue;
 		}
-		snprintf(path, sizeof(path), "%s/%s", argv[1], names[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		if (!read_all(path, &buf, &len)) {
 			CHECK(0, "%s: unreadable", names[i]);
 			continue;

@@ -684,8 +684,48 @@ static void test_fixtures(void)
 	}
 }
 
+/*
+ * The boot protocol's table: the loader's OS-loader types and LoaderCode
+ * stay apart as KERNEL / LOADER_RECLAIMABLE, while the Linux-compatible
+ * table calls them RAM; neither is ever free.
+ */
+static void test_protocol_types(void)
+{
+	struct mmap_buf m;
+	struct mem_region out[16];
+	size_t n = 0;
+
+	mmap_init(&m, 48);
+	mmap_add(&m, EFI_MT_CONVENTIONAL, 0, 0x100000, 0x100);      /* 1 MiB..2 MiB */
+	mmap_add(&m, EFI_MT_OSLOADER_KERNEL, 0, 0x200000, 0x200);   /* 2..4 MiB */
+	mmap_add(&m, EFI_MT_OSLOADER_RECLAIM, 0, 0x400000, 0x10);   /* 4 MiB + 64 KiB */
+	mmap_add(&m, EFI_MT_LOADER_CODE, 0, 0x410000, 0x10);
+	mmap_add(&m, EFI_MT_BOOT_SERVICES_DATA, 0, 0x420000, 0x10);
+
+	CHECK(e820_protocol_from_efi(m.buf, m.size, m.desc_size, out, 16, &n) == LDR_OK,
+	      "protocol table");
+	CHECK_EQ_U64(n, 4, "protocol: RAM, KERNEL, RECLAIMABLE (merged), RAM");
+	CHECK(out[0].type == E820_RAM && out[0].size == 0x100000, "protocol: conventional is RAM");
+	CHECK(out[1].type == E820_KERNEL && out[1].addr == 0x200000 && out[1].size == 0x200000,
+	      "protocol: kernel pages");
+	CHECK(out[2].type == E820_LOADER_RECLAIMABLE && out[2].addr == 0x400000 &&
+	      out[2].size == 0x20000, "protocol: reclaimable + LoaderCode merged");
+	CHECK(out[3].type == E820_RAM && out[3].addr == 0x420000, "protocol: boot services RAM");
+
+	CHECK(e820_from_efi(m.buf, m.size, m.desc_size, out, 16, &n) == LDR_OK, "linux table");
+	CHECK_EQ_U64(n, 1, "linux table: all of it RAM, merged");
+	CHECK(out[0].type == E820_RAM && out[0].addr == 0x100000 && out[0].size == 0x330000,
+	      "linux table: one RAM range");
+
+	CHECK(e820_free_from_efi(m.buf, m.size, m.desc_size, out, 16, &n) == LDR_OK, "free");
+	CHECK(n == 1 && out[0].addr == 0x100000 && out[0].size == 0x100000,
+	      "free: only conventional memory");
+	mmap_free_buf(&m);
+}
+
 int main(void)
 {
+	test_protocol_types();
 	test_type_mapping();
 	test_desc_size();
 	test_table_cases();
