@@ -23,8 +23,8 @@
 #define LDR_EFI_MT_RECLAIM 0x80000002u
 
 /* The top 2 GiB, where -mcmodel=kernel kernels are linked. */
-#define LDR_HIGH_BASE 0xffffffff80000000ULL
-#define LDR_HIGH_END  0xffffffffffe00000ULL /* last 2 MiB left for fixmaps */
+#define LDR_HIGH_BASE KB_VIRT_WINDOW_START
+#define LDR_HIGH_END  KB_VIRT_WINDOW_END /* the last 2 MiB left for fixmaps */
 
 /* The read-only IDT alias: far from the kernel's window (PML4 slot 509). */
 #define LDR_IDT_ALIAS 0xfffffe8000000000ULL

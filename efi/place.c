@@ -10,6 +10,7 @@
 #include "e820.h"
 #include "slot.h"
 #include "reloc.h"
+#include "elfnote.h"
 
 /* a refused slot is excluded and another drawn, this many times at most */
 #define PLACE_TRIES 16
@@ -194,7 +195,7 @@ static EFI_STATUS place_virtual(struct loader *L)
 {
 	struct mem_region win;
 	struct slot_params sp;
-	uint64_t base, count;
+	uint64_t base, count, lo, hi;
 	enum ldr_err err;
 
 	if (L->elf.link_vbase < LDR_HIGH_BASE) {
@@ -204,12 +205,25 @@ static EFI_STATUS place_virtual(struct loader *L)
 	}
 	win.addr = LDR_HIGH_BASE;
 	win.size = LDR_HIGH_END - LDR_HIGH_BASE;
+	/* the kernel may narrow the window with a KASLR note (elfnote.h) */
+	err = elf_note_vwindow(&L->elf, &lo, &hi);
+	if (err == LDR_E_OPT_VALUE)
+		return log_fail(EFI_LOAD_ERROR, L"kernel's KASLR window note is malformed");
+	if (err == LDR_OK) {
+		if (lo < LDR_HIGH_BASE || hi > LDR_HIGH_END)
+			return log_fail(EFI_LOAD_ERROR,
+					L"kernel asks for a virtual window outside [0x%lx, 0x%lx)",
+					LDR_HIGH_BASE, LDR_HIGH_END);
+		win.addr = lo;
+		win.size = hi - lo;
+		log_info(L"kernel narrows the virtual window to [0x%lx, 0x%lx)", lo, hi);
+	}
 	win.type = E820_RAM;
 	win.flags = 0;
 	SetMem(&sp, sizeof(sp), 0);
 	sp.image_size = L->load_size;
 	sp.align = SLOT_ALIGN;
-	sp.min_addr = LDR_HIGH_BASE;
+	sp.min_addr = win.addr;
 	err = slot_pick(&win, 1, &sp, L->opt.nokaslr ? place_lowest : place_draw,
 			&L->drbg, &base, &count);
 	if (err != LDR_OK)

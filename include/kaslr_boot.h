@@ -12,6 +12,14 @@
 #define KB_MAGIC   0x544f4f4252534c4bULL /* "KLSRBOOT" little-endian */
 #define KB_VERSION 1
 
+/*
+ * Kernels linked at or above KB_VIRT_WINDOW_START get a virtual base drawn
+ * over the 2 MiB-aligned positions keeping the image inside this window
+ * (narrower with a KASLR note: see include/elfnote.h).
+ */
+#define KB_VIRT_WINDOW_START 0xffffffff80000000ULL
+#define KB_VIRT_WINDOW_END   0xffffffffffe00000ULL
+
 /* Memory map entry types.  1..7 match e820; the rest are this protocol's. */
 enum kb_mem_type {
 	KB_MEM_USABLE = 1,

@@ -12,6 +12,7 @@
 #include "mmap_fixture.h"
 #include "entropy.h"
 #include "slot.h"
+#include "kaslr_boot.h"
 
 #define DRAWS 1000000
 
@@ -98,8 +99,32 @@ out:
 	mmap_free_buf(&m);
 }
 
+/* virtual positions in the higher-half window for a few image sizes */
+static void check_virtual_window(void)
+{
+	struct mem_region win = { KB_VIRT_WINDOW_START,
+				  KB_VIRT_WINDOW_END - KB_VIRT_WINDOW_START, 1, 0 };
+	static const struct { uint64_t size, want; } t[] = {
+		{ 45 * KIB, 1023 }, { 2 * MIB, 1023 }, { 2 * MIB + 1, 1022 },
+		{ 58 * MIB, 995 }, { 2046 * MIB, 1 }, { 2048 * MIB, 0 },
+	};
+	struct slot_params sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.align = SLOT_ALIGN;
+	sp.min_addr = KB_VIRT_WINDOW_START;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		sp.image_size = t[i].size;
+		CHECK_EQ_U64(slot_count(&win, 1, &sp), t[i].want, "virtual slots for %llu bytes",
+			     (unsigned long long)t[i].size);
+	}
+	printf("uniform: virtual slots: payload-size 1023, 58 MiB %llu\n",
+	       (unsigned long long)(sp.image_size = 58 * MIB, slot_count(&win, 1, &sp)));
+}
+
 int main(void)
 {
+	check_virtual_window();
 	char *names[MMAP_FIXTURE_MAX_FILES];
 	int nf = mmap_list_fixtures(names), i, ovmf = 0;
 
