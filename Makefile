@@ -74,11 +74,13 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 
 .DEFAULT_GOAL := all
 .SECONDARY:
-.PHONY: all deps unit run esp test clean loader payloads
+.PHONY: all deps unit run esp test clean loader payloads install
 all: $(BUILD)/BOOTX64.EFI payloads
 loader: $(BUILD)/BOOTX64.EFI
 
 -include payload/payload.mk
+# make bench [BENCH_QUICK=1]: benchmarks (test/bench/bench.mk)
+include test/bench/bench.mk
 
 deps:
 	@test/deps.sh $(DEB_PKGS)
@@ -91,6 +93,49 @@ ESP_IMG := $(BUILD)/esp.img
 esp: $(ESP_IMG)
 $(ESP_IMG): $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT) test/qemu/mkesp.sh
 	test/qemu/mkesp.sh $@ $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT)
+
+# ---------------------------------------------------------------- install
+# make install ESP=DIR  copies into the mounted ESP at DIR:
+#   the loader  -> $(INSTALL_PATH) (default EFI/BOOT/BOOTX64.EFI; e.g.
+#                  EFI/kaslr/kaslr-loader.efi for a systemd-boot entry),
+#                  signed with sbsign when SIGN_KEY= and SIGN_CERT= are given;
+#   $(KERNEL)   -> kernel.elf beside it (default: the PIE test kernel);
+#   $(CONF)     -> kaslr.conf beside it; without CONF= an existing kaslr.conf
+#                  is kept, else a commented default is written.
+# Plain cp, no chmod: FAT cannot store Unix modes.
+INSTALL_PATH ?= EFI/BOOT/BOOTX64.EFI
+KERNEL       ?= $(PAYLOAD_DEFAULT)
+INSTALL_DIR   = $(ESP)/$(patsubst %/,%,$(dir $(INSTALL_PATH)))
+define KASLR_CONF_DEFAULT
+# kaslr.conf - options of kaslr-loader (see its README, Options).
+# One "key value" per line; '#' starts a comment.  Load options (e.g. a
+# systemd-boot entry's "options") override what is set here.
+#
+# kernel     kernel.elf          (relative to this directory, or \path)
+# cmdline    console=ttyS0       (the rest of the line is the command line)
+# verbose                        (print addresses and timings: leaks the layout)
+# kaslr.min  16M
+# kaslr.max  4G
+# sha256     <64 hex digits of the kernel file>
+endef
+export KASLR_CONF_DEFAULT
+
+install: $(BUILD)/BOOTX64.EFI $(KERNEL)
+	@[ -n "$(ESP)" ] || { echo "make install: give ESP=DIR, the mounted EFI system partition" >&2; exit 1; }
+	@[ -d "$(ESP)" ] || { echo "make install: ESP=$(ESP) is not a directory" >&2; exit 1; }
+	@[ -z "$(SIGN_KEY)$(SIGN_CERT)" ] || { [ -n "$(SIGN_KEY)" ] && [ -n "$(SIGN_CERT)" ]; } || \
+	 { echo "make install: signing needs both SIGN_KEY= and SIGN_CERT=" >&2; exit 1; }
+	mkdir -p "$(INSTALL_DIR)"
+	@if [ -n "$(SIGN_KEY)" ]; then \
+	   echo "sbsign $(BUILD)/BOOTX64.EFI -> $(ESP)/$(INSTALL_PATH)"; \
+	   sbsign --key "$(SIGN_KEY)" --cert "$(SIGN_CERT)" \
+	          --output "$(ESP)/$(INSTALL_PATH)" $(BUILD)/BOOTX64.EFI || exit 1; \
+	 else cp $(BUILD)/BOOTX64.EFI "$(ESP)/$(INSTALL_PATH)"; fi
+	cp "$(KERNEL)" "$(INSTALL_DIR)/kernel.elf"
+	@if [ -n "$(CONF)" ]; then cp "$(CONF)" "$(INSTALL_DIR)/kaslr.conf"; \
+	 elif [ -e "$(INSTALL_DIR)/kaslr.conf" ]; then echo "keeping $(INSTALL_DIR)/kaslr.conf"; \
+	 else printf '%s\n' "$$KASLR_CONF_DEFAULT" >"$(INSTALL_DIR)/kaslr.conf"; fi
+	@echo "installed into $(INSTALL_DIR): $(notdir $(INSTALL_PATH)) kernel.elf kaslr.conf"
 
 run: deps
 	@$(MAKE) --no-print-directory all $(ESP_IMG)

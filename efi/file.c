@@ -88,8 +88,8 @@ EFI_STATUS file_read(EFI_HANDLE device, const CHAR16 *path, UINT64 max_size,
 			goto out;
 		}
 		done += n;
-		/* a progress line per chunk only for big files (verbose) */
-		if (size > 8 * MIB)
+		/* verbose: a progress line every ~10% of a big file */
+		if (size > 8 * MIB && done * 10 / size != (done - n) * 10 / size)
 			log_info(L"reading %s: %ld%%", path, done * 100 / size);
 	}
 	*ret_buf = buf;

@@ -22,6 +22,7 @@
 #include "exc.h"
 #include "serial.h"
 #include "zglue.h"
+#include "bli.h"
 
 #define HO_INFO_PAGE    0
 #define HO_IDT_PAGE     1
@@ -348,6 +349,8 @@ EFI_STATUS handoff_boot(struct loader *L)
 
 	log_info(L"handing off: entry 0x%lx, handoff 0x%lx, cr3 0x%lx", L->entry, blk,
 		 pt.pml4_phys);
+	/* last use of boot services before the map is taken: never fatal */
+	bli_set_variables(L->image, L->li);
 	serial_init();
 
 	/* The map key goes stale whenever firmware allocates (e.g. a timer

@@ -21,6 +21,22 @@ EFI_STATUS log_efi(EFI_STATUS st, const CHAR16 *what)
 	return st;
 }
 
+/* What the user can do about a core error, by its class. */
+static const CHAR16 *log_hint(enum ldr_err err)
+{
+	if (err >= LDR_E_TRUNCATED && err <= LDR_E_NOT_RELOCATABLE)
+		return L"; kernel= must name an ELF64 x86-64 kernel built as PIE or with --emit-relocs";
+	if (err >= LDR_E_GZIP_HEADER && err <= LDR_E_GZIP_TRAILING)
+		return L"; the compressed kernel file is damaged or not gzip/zlib: copy it again";
+	if (err >= LDR_E_OPT_UNKNOWN && err <= LDR_E_OPT_ENCODING)
+		return L"; see README, Options";
+	if (err == LDR_E_HASH_MISMATCH)
+		return L"; the file changed or sha256= is stale";
+	if (err == LDR_E_NOMEM || err == LDR_E_NO_SLOT)
+		return L"; give the machine more memory or lower kaslr.min=";
+	return L"";
+}
+
 EFI_STATUS log_ldr(EFI_STATUS st, enum ldr_err err, const CHAR16 *fmt, ...)
 {
 	va_list ap;
@@ -28,7 +44,7 @@ EFI_STATUS log_ldr(EFI_STATUS st, enum ldr_err err, const CHAR16 *fmt, ...)
 	va_start(ap, fmt);
 	log_vline(L"error: ", fmt, ap);
 	va_end(ap);
-	Print(L": %a\n", ldr_strerror(err));
+	Print(L": %a%s\n", ldr_strerror(err), log_hint(err));
 	return st;
 }
 

@@ -14,6 +14,7 @@
 #include "file.h"
 #include "rng.h"
 #include "zglue.h"
+#include "bli.h"
 
 #define CONF_NAME L"kaslr.conf"
 #define KERNEL_DEFAULT L"kernel.elf"
@@ -78,8 +79,7 @@ static EFI_STATUS load_options(struct loader *L)
 			       L"load options (character %d)", (int)len);
 	err = options_parse_line(&L->opt, text, len);
 	if (err != LDR_OK)
-		return log_ldr(log_status_of(err), err,
-			       L"load options: '%a' (see README, Options)", L->opt.bad);
+		return log_ldr(log_status_of(err), err, L"load options: '%a'", L->opt.bad);
 	return EFI_SUCCESS;
 }
 
@@ -209,6 +209,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	CHAR16 path[OPT_PATH_MAX];
 	EFI_STATUS st;
 
+	bli_init_time(); /* first: LoaderTimeInitUSec is "when the loader started" */
 	InitializeLib(image, systab);
 	L->image = image;
 	st = uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol,

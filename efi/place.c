@@ -259,7 +259,7 @@ EFI_STATUS place_kernel(struct loader *L)
 	SetMem(&rep, sizeof(rep), 0);
 	err = reloc_apply(&L->elf, dest, L->load_size, L->virt_base, &rep);
 	if (err == LDR_E_RELOC_TYPE) {
-		st = log_fail(EFI_UNSUPPORTED, L"kernel has relocation type %d, which this loader does not apply",
+		st = log_fail(EFI_UNSUPPORTED, L"kernel has relocation type %d, which this loader does not apply; rebuild it as PIE or with -mcmodel=kernel --emit-relocs",
 			      rep.bad_type);
 		goto fail;
 	}

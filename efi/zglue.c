@@ -162,9 +162,26 @@ static void zglue_guard_fn(void *ctx, int enter)
 	}
 }
 
+/* verbose: a line at every tenth of a compressed kernel larger than 8 MiB */
+static void zglue_progress_fn(void *ctx, uint64_t done, uint64_t total)
+{
+	static uint64_t prev_done, prev_tenth;
+	uint64_t tenth = done * 10 / total;
+
+	(void)ctx;
+	if (done < prev_done) /* a new stream */
+		prev_tenth = 0;
+	prev_done = done;
+	if (!log_verbose || total <= 8 * MIB || tenth == prev_tenth)
+		return;
+	prev_tenth = tenth;
+	log_info(L"inflating: %ld%%", tenth * 10);
+}
+
 const struct inflate_alloc zglue_alloc = {
 	.alloc = zglue_alloc_fn,
 	.free = zglue_free_fn,
 	.guard = zglue_guard_fn,
+	.progress = zglue_progress_fn,
 	.ctx = NULL,
 };

@@ -27,6 +27,8 @@ struct inflate_alloc {
 	void *(*alloc)(void *ctx, uint64_t size);
 	void (*free)(void *ctx, void *p, uint64_t size);
 	void (*guard)(void *ctx, int enter); /* may be NULL */
+	/* after each chunk: compressed bytes consumed so far, of total */
+	void (*progress)(void *ctx, uint64_t done, uint64_t total); /* may be NULL */
 	void *ctx;
 };
 

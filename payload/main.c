@@ -12,6 +12,7 @@
 #include "kaslr_boot.h"
 #include "cpu.h"
 #include "serial.h"
+#include "efivars.h"
 
 #if defined(PAYLOAD_VARIANT_PIE)
 #define PL_VARIANT "pie"
@@ -574,6 +575,8 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	pl_check_perms(info);
 	int idt_ro = pl_check_idt(info);
 	const char *rng = pl_check_entropy(info);
+	/* last: it changes the page tables the checks above inspected */
+	int bli = efivars_bli_count(info);
 
 	serial_puts("payload: PASS variant=" PL_VARIANT " phys=");
 	serial_put_hex(info->phys_base);
@@ -599,6 +602,8 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	serial_puts(kmem);
 	serial_puts(" ptrs=");
 	serial_put_dec(2 * PL_TABLE_N);
+	serial_puts(" bli=");
+	serial_put_dec((uint64_t)bli);
 	pl_put_cmdline();
 	serial_putc('\n');
 	pl_exit(PL_EXIT_PASS);

@@ -51,8 +51,8 @@ PAYLOAD_LDFLAGS_pie  := -pie --no-dynamic-linker -z text -z norelro \
 PAYLOAD_LDFLAGS_exec := --emit-relocs -T payload/exec.lds
 PAYLOAD_LDFLAGS_high := --emit-relocs -T payload/exec.lds
 
-PAYLOAD_HDRS := include/kaslr_boot.h payload/serial.h payload/cpu.h
-PAYLOAD_OBJS  = $(addprefix $(PAYLOAD_DIR)/$(1)/,main.o serial.o entry.o)
+PAYLOAD_HDRS := include/kaslr_boot.h payload/serial.h payload/cpu.h payload/efivars.h
+PAYLOAD_OBJS  = $(addprefix $(PAYLOAD_DIR)/$(1)/,main.o serial.o efivars.o entry.o)
 
 define PAYLOAD_RULES
 $(PAYLOAD_DIR)/$(1)/%.o: payload/%.c $(PAYLOAD_HDRS) payload/payload.mk

@@ -144,6 +144,8 @@ enum ldr_err inflate_image(const void *in, uint64_t in_len, uint64_t limit,
 			consumed += gave_in - zs.avail_in;
 			used += gave_out - zs.avail_out;
 		}
+		if (a->progress)
+			a->progress(a->ctx, consumed, in_len);
 		if (zr == Z_STREAM_END)
 			break;
 		if (zr == Z_DATA_ERROR) {

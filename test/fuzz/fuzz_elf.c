@@ -97,7 +97,8 @@ static void check_image(const struct elf_image *img, const struct elf_limits *li
 
 		if (s->filesz > s->memsz || s->memsz == 0)
 			abort();
-		if (!ldr_in_bounds(s->offset, s->filesz, size))
+		/* (p_offset of a segment without file bytes is not checked) */
+		if (s->filesz && !ldr_in_bounds(s->offset, s->filesz, size))
 			abort();
 		if (!ldr_in_bounds(s->load_off, s->memsz, img->load_size))
 			abort();

@@ -1,0 +1,324 @@
+/*
+ * bli.c - systemd's Boot Loader Interface (systemd.io/BOOT_LOADER_INTERFACE):
+ * the volatile variables under vendor GUID 4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+ * that tell the OS which loader booted it, from which ESP, and when.
+ *
+ * Which variables, and who wins when an earlier stage (systemd-boot, which
+ * chainloads us from a Type #1 `efi` entry) has already set them:
+ *
+ *   variable               value                             if already set
+ *   LoaderTimeInitUSec     TSC at our start, in us           kept: it measures the
+ *                                                            firmware, and the first
+ *                                                            loader saw it end
+ *   LoaderTimeExecUSec     TSC just before ExitBootServices  replaced: only the last
+ *                                                            stage knows when the
+ *                                                            kernel really starts
+ *   LoaderInfo             "kaslr-loader <version>"          kept: it names the boot
+ *   LoaderImageIdentifier  our path on the ESP               loader the user manages
+ *                                                            (bootctl reads these with
+ *                                                            its LoaderFeatures and
+ *                                                            LoaderEntries)
+ *   LoaderDevicePartUUID   GPT partition GUID of our volume  kept: the ESP booted from
+ *   LoaderFirmwareInfo     "<vendor> <major>.<minor02>"      kept: same firmware
+ *   LoaderFirmwareType     "UEFI <major>.<minor02>"          kept: same firmware
+ *
+ * This is the rule systemd-stub follows as a second stage (set only what is
+ * absent), except for LoaderTimeExecUSec.  Menu variables (LoaderEntries,
+ * LoaderFeatures, LoaderConfigTimeout…) belong to a boot menu and StubInfo to
+ * systemd-stub; this loader has neither, so it sets none of them.  All values
+ * are NUL-terminated UCS-2 strings; all variables are volatile
+ * (BOOTSERVICE_ACCESS | RUNTIME_ACCESS, no NON_VOLATILE).
+ */
+#include "bli.h"
+#include "log.h"
+
+#define BLI_ATTRS (EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS)
+#define BLI_PATH_MAX 512
+#define BLI_LIST_MAX 256
+/* device-path nodes looked at before giving up on a malformed path */
+#define BLI_DP_NODES_MAX 64
+/* a HD() node's length per the UEFI spec; sizeof() adds tail padding */
+#define BLI_HD_NODE_LEN 42
+
+#define BLI_CPUID1_EDX_TSC (1u << 4)
+
+static EFI_GUID bli_guid = BLI_VENDOR_GUID;
+static uint64_t bli_tsc_init;
+
+struct bli_cpuid {
+	uint32_t eax, ebx, ecx, edx;
+};
+
+static struct bli_cpuid bli_cpuid(uint32_t leaf)
+{
+	struct bli_cpuid r;
+
+	__asm__ volatile("cpuid"
+			 : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
+			 : "a"(leaf), "c"(0));
+	return r;
+}
+
+static int bli_has_tsc(void)
+{
+	return (bli_cpuid(1).edx & BLI_CPUID1_EDX_TSC) != 0;
+}
+
+static uint64_t bli_rdtsc(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+void bli_init_time(void)
+{
+	if (bli_has_tsc())
+		bli_tsc_init = bli_rdtsc();
+}
+
+/*
+ * TSC ticks per microsecond: CPUID 0x15 (TSC/crystal ratio times the crystal
+ * frequency) when the CPU states it, else CPUID 0x16 (base frequency in MHz,
+ * which the TSC runs at on the CPUs that report it), else measured against
+ * a 1 ms BS->Stall.  0 if there is no TSC.
+ */
+static uint64_t bli_tsc_per_us(void)
+{
+	uint32_t max_leaf;
+	uint64_t t0, d;
+
+	if (!bli_has_tsc())
+		return 0;
+	max_leaf = bli_cpuid(0).eax;
+	if (max_leaf >= 0x15) {
+		struct bli_cpuid c = bli_cpuid(0x15);
+
+		if (c.eax && c.ebx && c.ecx) {
+			d = (uint64_t)c.ecx * c.ebx / c.eax / 1000000;
+			if (d)
+				return d;
+		}
+	}
+	if (max_leaf >= 0x16) {
+		struct bli_cpuid c = bli_cpuid(0x16);
+
+		if (c.eax & 0xffff)
+			return c.eax & 0xffff;
+	}
+	t0 = bli_rdtsc();
+	uefi_call_wrapper(BS->Stall, 1, 1000);
+	d = (bli_rdtsc() - t0) / 1000;
+	return d ? d : 1;
+}
+
+static int bli_present(CHAR16 *name)
+{
+	UINTN size = 0;
+	UINT32 attr = 0;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(RT->GetVariable, 5, name, &bli_guid, &attr, &size, NULL);
+	return st == EFI_BUFFER_TOO_SMALL || st == EFI_SUCCESS;
+}
+
+/* Append s to list (cap CHAR16s), space-separated, truncating silently. */
+static void bli_list_add(CHAR16 *list, UINTN cap, const CHAR16 *s)
+{
+	UINTN n = StrLen(list), k = StrLen(s);
+
+	if (n + 1 + k + 1 > cap)
+		return;
+	list[n++] = L' ';
+	CopyMem(list + n, s, (k + 1) * sizeof(CHAR16));
+}
+
+struct bli_report {
+	CHAR16 set[BLI_LIST_MAX];
+	CHAR16 kept[BLI_LIST_MAX];
+	CHAR16 failed[BLI_LIST_MAX];
+};
+
+/*
+ * Set name = value (a NUL-terminated string; NULL means "nothing to say",
+ * e.g. no GPT partition) unless keep_existing and an earlier stage set it.
+ */
+static void bli_put(struct bli_report *r, CHAR16 *name, CHAR16 *value, int keep_existing)
+{
+	EFI_STATUS st;
+
+	if (keep_existing && bli_present(name)) {
+		bli_list_add(r->kept, BLI_LIST_MAX, name);
+		return;
+	}
+	if (!value)
+		return;
+	st = uefi_call_wrapper(RT->SetVariable, 5, name, &bli_guid, BLI_ATTRS,
+			       (StrLen(value) + 1) * sizeof(CHAR16), value);
+	if (EFI_ERROR(st))
+		bli_list_add(r->failed, BLI_LIST_MAX, name);
+	else
+		bli_list_add(r->set, BLI_LIST_MAX, name);
+}
+
+/* Device-path node header fields, read bytewise: nodes need not be aligned. */
+static UINT8 bli_dp_type(const UINT8 *n)
+{
+	return n[0];
+}
+
+static UINT8 bli_dp_subtype(const UINT8 *n)
+{
+	return n[1];
+}
+
+static UINTN bli_dp_len(const UINT8 *n)
+{
+	return (UINTN)n[2] | (UINTN)n[3] << 8;
+}
+
+/*
+ * The loader's own path: the file-path nodes of li->FilePath joined with
+ * single backslashes ("\EFI\kaslr\kaslr-loader.efi").  Non-file nodes are
+ * skipped.  Returns 0 if there is no file path or it does not fit.
+ */
+static int bli_image_path(EFI_LOADED_IMAGE *li, CHAR16 *out, UINTN cap)
+{
+	const UINT8 *n = (const UINT8 *)li->FilePath;
+	UINTN len = 0, i, k, nodes;
+
+	out[0] = 0;
+	for (nodes = 0; n && nodes < BLI_DP_NODES_MAX; nodes++) {
+		UINTN nl = bli_dp_len(n);
+
+		if (bli_dp_type(n) == END_DEVICE_PATH_TYPE || nl < 4)
+			break;
+		if (bli_dp_type(n) == MEDIA_DEVICE_PATH &&
+		    bli_dp_subtype(n) == MEDIA_FILEPATH_DP) {
+			for (i = 4; i + 1 < nl; i += 2) {
+				CHAR16 c = (CHAR16)(n[i] | n[i + 1] << 8);
+
+				if (c == 0)
+					break;
+				if (c == L'/')
+					c = L'\\';
+				/* one separator between nodes, none doubled */
+				if (c == L'\\' && len > 0 && out[len - 1] == L'\\')
+					continue;
+				if (i == 4 && c != L'\\' && (len == 0 || out[len - 1] != L'\\')) {
+					if (len + 2 > cap)
+						return 0;
+					out[len++] = L'\\';
+				}
+				if (len + 2 > cap)
+					return 0;
+				out[len++] = c;
+			}
+		}
+		n += nl;
+	}
+	out[len] = 0;
+	for (k = 0; k < len; k++)
+		if (out[k] != L'\\')
+			return 1;
+	return 0;
+}
+
+static const CHAR16 bli_hex[] = L"0123456789ABCDEF";
+
+static void bli_put_hex(CHAR16 *out, const UINT8 *b, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = bli_hex[b[i] >> 4];
+		out[2 * i + 1] = bli_hex[b[i] & 15];
+	}
+}
+
+/*
+ * The GPT partition GUID of the volume the loader was read from, from the
+ * HD node of its device path, in the usual text form (upper case, 36
+ * characters).  Returns 0 when the volume is not a GPT partition (a
+ * superfloppy, an MBR partition, a network boot).
+ */
+static int bli_part_uuid(EFI_LOADED_IMAGE *li, CHAR16 out[37])
+{
+	const UINT8 *n = (const UINT8 *)DevicePathFromHandle(li->DeviceHandle);
+	UINTN nodes;
+
+	for (nodes = 0; n && nodes < BLI_DP_NODES_MAX; nodes++) {
+		UINTN nl = bli_dp_len(n);
+
+		if (bli_dp_type(n) == END_DEVICE_PATH_TYPE || nl < 4)
+			return 0;
+		if (bli_dp_type(n) == MEDIA_DEVICE_PATH &&
+		    bli_dp_subtype(n) == MEDIA_HARDDRIVE_DP &&
+		    nl >= BLI_HD_NODE_LEN) {
+			const UINT8 *g = n + offsetof(HARDDRIVE_DEVICE_PATH, Signature);
+			UINT8 be[16];
+
+			if (n[offsetof(HARDDRIVE_DEVICE_PATH, MBRType)] !=
+				    MBR_TYPE_EFI_PARTITION_TABLE_HEADER ||
+			    n[offsetof(HARDDRIVE_DEVICE_PATH, SignatureType)] != SIGNATURE_TYPE_GUID)
+				return 0;
+			/* EFI_GUID: the first three fields little-endian */
+			be[0] = g[3], be[1] = g[2], be[2] = g[1], be[3] = g[0];
+			be[4] = g[5], be[5] = g[4], be[6] = g[7], be[7] = g[6];
+			CopyMem(be + 8, g + 8, 8);
+			bli_put_hex(out, be, 4);
+			out[8] = L'-';
+			bli_put_hex(out + 9, be + 4, 2);
+			out[13] = L'-';
+			bli_put_hex(out + 14, be + 6, 2);
+			out[18] = L'-';
+			bli_put_hex(out + 19, be + 8, 2);
+			out[23] = L'-';
+			bli_put_hex(out + 24, be + 10, 6);
+			out[36] = 0;
+			return 1;
+		}
+		n += nl;
+	}
+	return 0;
+}
+
+void bli_set_variables(EFI_HANDLE image, EFI_LOADED_IMAGE *li)
+{
+	static struct bli_report r;
+	CHAR16 path[BLI_PATH_MAX];
+	CHAR16 uuid[37];
+	CHAR16 num[24];
+	CHAR16 fw[128];
+	uint64_t tsc_exec = bli_has_tsc() ? bli_rdtsc() : 0;
+	uint64_t per_us;
+
+	(void)image;
+	SetMem(&r, sizeof(r), 0);
+
+	per_us = bli_tsc_per_us();
+	if (per_us) {
+		SPrint(num, sizeof(num), L"%ld", tsc_exec / per_us);
+		bli_put(&r, L"LoaderTimeExecUSec", num, 0);
+		SPrint(num, sizeof(num), L"%ld", bli_tsc_init / per_us);
+		bli_put(&r, L"LoaderTimeInitUSec", bli_tsc_init ? num : NULL, 1);
+	}
+	bli_put(&r, L"LoaderInfo", L"kaslr-loader " BLI_WIDEN(LDR_VERSION), 0);
+	bli_put(&r, L"LoaderImageIdentifier",
+		bli_image_path(li, path, BLI_PATH_MAX) ? path : NULL, 1);
+	bli_put(&r, L"LoaderDevicePartUUID", NULL, 1);
+	SPrint(fw, sizeof(fw), L"%s %d.%02d",
+	       ST->FirmwareVendor ? ST->FirmwareVendor : L"unknown",
+	       (int)(ST->FirmwareRevision >> 16), (int)(ST->FirmwareRevision & 0xffff));
+	bli_put(&r, L"LoaderFirmwareInfo", fw, 1);
+	SPrint(fw, sizeof(fw), L"UEFI %d.%02d", (int)(ST->Hdr.Revision >> 16),
+	       (int)(ST->Hdr.Revision & 0xffff));
+	bli_put(&r, L"LoaderFirmwareType", fw, 1);
+
+	if (r.failed[0])
+		log_warn(L"could not set boot loader interface variables:%s (the OS will not see them)",
+			 r.failed);
+	log_info(L"boot loader interface: set%s; kept from an earlier stage%s",
+		 r.set[0] ? r.set : L" none", r.kept[0] ? r.kept : L" none");
+}

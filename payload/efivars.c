@@ -1,0 +1,130 @@
+/*
+ * payload/efivars.c - calls into the firmware's runtime services after
+ * ExitBootServices (physical mode: SetVirtualAddressMap is never called) to
+ * read back the Boot Loader Interface variables the loader set.  Firmware
+ * code uses the Microsoft x64 calling convention, so the one call goes
+ * through an ms_abi function pointer; GCC then keeps the stack 16-byte
+ * aligned and reserves the callee's 32-byte home area.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "efivars.h"
+#include "cpu.h"
+#include "serial.h"
+
+#define EV_ST_SIGNATURE   0x5453595320494249ULL /* "IBI SYST" */
+#define EV_RT_SIGNATURE   0x56524553544e5552ULL /* "RUNTSERV" */
+#define EV_ST_RT_OFF      88 /* EFI_SYSTEM_TABLE.RuntimeServices */
+#define EV_RT_GETVAR_OFF  72 /* EFI_RUNTIME_SERVICES.GetVariable */
+#define EV_RT_CODE        5  /* EfiRuntimeServicesCode */
+#define EV_VALUE_MAX      512
+#define EV_SUCCESS        0
+
+typedef uint64_t (__attribute__((ms_abi)) *ev_get_variable)(
+	const uint16_t *name, const void *guid, uint32_t *attr, uint64_t *size, void *data);
+
+struct ev_guid {
+	uint32_t d1;
+	uint16_t d2, d3;
+	uint8_t d4[8];
+};
+
+static const struct ev_guid ev_loader_guid = {
+	0x4a67b082, 0x0a4c, 0x41cf, { 0xb6, 0xc7, 0x44, 0x0b, 0x29, 0xbb, 0x8c, 0x4f }
+};
+
+struct ev_var {
+	const char *name;
+	const uint16_t *wname;
+};
+
+static const struct ev_var ev_vars[] = {
+	{ "LoaderInfo", u"LoaderInfo" },
+	{ "LoaderTimeInitUSec", u"LoaderTimeInitUSec" },
+	{ "LoaderTimeExecUSec", u"LoaderTimeExecUSec" },
+	{ "LoaderImageIdentifier", u"LoaderImageIdentifier" },
+	{ "LoaderDevicePartUUID", u"LoaderDevicePartUUID" },
+	{ "LoaderFirmwareInfo", u"LoaderFirmwareInfo" },
+	{ "LoaderFirmwareType", u"LoaderFirmwareType" },
+};
+
+static uint16_t ev_buf[EV_VALUE_MAX / 2];
+
+/* Clear XD on every level of the walk for va (4-level paging only). */
+static int ev_make_executable(uint64_t va)
+{
+	uint64_t table = cpu_read_cr3() & CPU_PTE_ADDR;
+
+	for (int lvl = 4; lvl >= 1; lvl--) {
+		unsigned shift = 12 + 9 * (unsigned)(lvl - 1);
+		volatile uint64_t *e = (volatile uint64_t *)(uintptr_t)table + ((va >> shift) & 511);
+
+		if (!(*e & CPU_PTE_P))
+			return 0;
+		*e &= ~CPU_PTE_NX;
+		if (lvl == 1 || ((lvl == 2 || lvl == 3) && (*e & CPU_PTE_PS)))
+			return 1;
+		table = *e & CPU_PTE_ADDR;
+	}
+	return 0;
+}
+
+static int ev_runtime_code_executable(const struct kaslr_boot_info *info)
+{
+	const uint8_t *m = (const uint8_t *)(uintptr_t)info->efi_mmap;
+
+	if (!m || info->efi_desc_size < 32 || !cpu_mapped(info->efi_mmap, info->efi_mmap_size))
+		return 0;
+	for (uint64_t off = 0; info->efi_mmap_size - off >= info->efi_desc_size;
+	     off += info->efi_desc_size) {
+		uint32_t type = *(const uint32_t *)(m + off);
+		uint64_t phys = *(const uint64_t *)(m + off + 8);
+		uint64_t pages = *(const uint64_t *)(m + off + 24);
+
+		if (type != EV_RT_CODE)
+			continue;
+		for (uint64_t p = 0; p < pages; p++)
+			if (!ev_make_executable(phys + p * CPU_PAGE))
+				return 0;
+	}
+	/* drop stale translations: reload CR3 */
+	__asm__ volatile("mov %%cr3, %%rax; mov %%rax, %%cr3" : : : "rax", "memory");
+	return 1;
+}
+
+int efivars_bli_count(const struct kaslr_boot_info *info)
+{
+	uint64_t st = info->efi_system_table, rt;
+	ev_get_variable get;
+	int found = 0;
+
+	if (cpu_read_cr4() & CPU_CR4_LA57)
+		return 0;
+	if (!st || !cpu_mapped(st, EV_ST_RT_OFF + 8) ||
+	    *(const volatile uint64_t *)(uintptr_t)st != EV_ST_SIGNATURE)
+		return 0;
+	rt = *(const volatile uint64_t *)(uintptr_t)(st + EV_ST_RT_OFF);
+	if (!rt || !cpu_mapped(rt, EV_RT_GETVAR_OFF + 8) ||
+	    *(const volatile uint64_t *)(uintptr_t)rt != EV_RT_SIGNATURE)
+		return 0;
+	if (!ev_runtime_code_executable(info))
+		return 0;
+	get = (ev_get_variable)(uintptr_t)*(const volatile uint64_t *)(uintptr_t)(rt + EV_RT_GETVAR_OFF);
+
+	for (size_t i = 0; i < sizeof(ev_vars) / sizeof(ev_vars[0]); i++) {
+		uint64_t size = sizeof(ev_buf) - 2;
+		uint32_t attr = 0;
+
+		if (get(ev_vars[i].wname, &ev_loader_guid, &attr, &size, ev_buf) != EV_SUCCESS)
+			continue;
+		found++;
+		serial_puts("payload-bli: ");
+		serial_puts(ev_vars[i].name);
+		serial_putc('=');
+		for (uint64_t k = 0; k < size / 2 && ev_buf[k]; k++)
+			serial_putc(ev_buf[k] >= 0x20 && ev_buf[k] < 0x7f ? (char)ev_buf[k] : '?');
+		serial_puts(attr & 1 ? " nv=1\n" : " nv=0\n");
+	}
+	return found;
+}

@@ -1,0 +1,202 @@
+/*
+ * linux_boot.c - the Linux/x86-64 64-bit boot protocol for an unmodified
+ * vmlinux: detection, slot size, virtual window, and the zero page with its
+ * setup_data chain.  Layouts are drawn in include/linux_boot.h.
+ *
+ * EFI runtime services: efi_info (0x1c0) is left zero, so the kernel boots
+ * as on a BIOS machine with an e820 map (no EFI_BOOT): no efivars, no EFI
+ * RTC/reset, no EFI memory attributes, SMBIOS only if found by the legacy
+ * scan.  Passing it would mean handing over an EFI memory map the kernel
+ * then calls SetVirtualAddressMap() with, a second contract this loader does
+ * not implement; what the kernel needs to boot (memory map, ACPI RSDP,
+ * command line, entropy) comes through boot_params itself.
+ */
+#include <string.h>
+
+#include "linux_boot.h"
+
+static void lb_put8(uint8_t *bp, size_t off, uint8_t v)
+{
+	bp[off] = v;
+}
+
+static void lb_put16(uint8_t *bp, size_t off, uint16_t v)
+{
+	bp[off] = (uint8_t)v;
+	bp[off + 1] = (uint8_t)(v >> 8);
+}
+
+static void lb_put32(uint8_t *bp, size_t off, uint32_t v)
+{
+	lb_put16(bp, off, (uint16_t)v);
+	lb_put16(bp, off + 2, (uint16_t)(v >> 16));
+}
+
+static void lb_put64(uint8_t *bp, size_t off, uint64_t v)
+{
+	lb_put32(bp, off, (uint32_t)v);
+	lb_put32(bp, off + 4, (uint32_t)(v >> 32));
+}
+
+/* one packed e820 entry (20 bytes) */
+static void lb_put_e820(uint8_t *p, const struct mem_region *r)
+{
+	lb_put64(p, 0, r->addr);
+	lb_put64(p, 8, r->size);
+	lb_put32(p, 16, r->type);
+}
+
+int linux_detect(const struct elf_image *img)
+{
+	uint64_t off;
+
+	if (!img || img->reloc_kind != ELF_RELOC_LINUX || img->layout != ELF_LAYOUT_PADDR)
+		return 0;
+	if (img->link_vbase < LINUX_START_KERNEL_MAP)
+		return 0;
+	off = img->link_vbase - LINUX_START_KERNEL_MAP;
+	return off == img->pbase && off < LINUX_KERNEL_IMAGE_SIZE && off % LINUX_ALIGN == 0;
+}
+
+uint64_t linux_slot_size(const struct elf_image *img)
+{
+	if (!linux_detect(img) || img->load_size == 0 ||
+	    img->load_size > UINT64_MAX - LINUX_ALIGN)
+		return 0;
+	return ldr_align_up(img->load_size, LINUX_ALIGN);
+}
+
+enum ldr_err linux_virt_window(const struct elf_image *img, uint64_t image_size,
+			       uint64_t *ret_lo, uint64_t *ret_hi)
+{
+	uint64_t lo, hi;
+
+	if (!linux_detect(img) || image_size == 0)
+		return LDR_E_INVAL;
+	/*
+	 * Linux's decompressor draws the virtual offset from the map start in
+	 * [LOAD_PHYSICAL_ADDR, KERNEL_IMAGE_SIZE - image size], 2 MiB steps;
+	 * LOAD_PHYSICAL_ADDR is the link-time physical base, so the window's
+	 * bottom is the link address itself (offset 0 is always a choice).
+	 */
+	lo = img->link_vbase;
+	hi = LINUX_START_KERNEL_MAP + LINUX_KERNEL_IMAGE_SIZE;
+	if (image_size > hi - lo)
+		return LDR_E_VIRT_NO_SLOT;
+	*ret_lo = lo;
+	*ret_hi = hi;
+	return LDR_OK;
+}
+
+uint64_t linux_setup_size(size_t e820_count, uint32_t rng_seed_len)
+{
+	uint64_t n = 0;
+
+	if (e820_count > LINUX_E820_ZEROPAGE_MAX)
+		n += LINUX_SETUP_HDR_SIZE + ldr_align_up(
+			(uint64_t)(e820_count - LINUX_E820_ZEROPAGE_MAX) * LINUX_E820_ENTRY_SIZE, 8);
+	if (rng_seed_len)
+		n += LINUX_SETUP_HDR_SIZE + ldr_align_up(rng_seed_len, 8);
+	return n;
+}
+
+/* Append one setup_data node of len bytes at *off; returns its data. */
+static uint8_t *lb_node(const struct linux_boot_args *a, uint64_t *off, uint64_t *prev_next,
+			uint8_t *bp, uint32_t type, uint32_t len)
+{
+	uint8_t *node = (uint8_t *)a->setup + *off;
+	uint64_t phys = a->setup_phys + *off;
+
+	memset(node, 0, LINUX_SETUP_HDR_SIZE + ldr_align_up(len, 8));
+	lb_put32(node, 8, type);
+	lb_put32(node, 12, len);
+	/* link it: from the zero page's setup_data field, or the previous node */
+	if (*prev_next == UINT64_MAX)
+		lb_put64(bp, LINUX_BP_SETUP_DATA, phys);
+	else
+		lb_put64((uint8_t *)a->setup, (size_t)*prev_next, phys);
+	*prev_next = *off;
+	*off += LINUX_SETUP_HDR_SIZE + ldr_align_up(len, 8);
+	return node + LINUX_SETUP_HDR_SIZE;
+}
+
+enum ldr_err linux_boot_params_fill(void *bp_v, const struct linux_boot_args *a)
+{
+	uint8_t *bp = bp_v;
+	uint64_t need, off = 0, prev = UINT64_MAX;
+	size_t i, nz;
+	uint8_t loadflags;
+
+	if (!bp || !a || !a->e820 || a->e820_count == 0)
+		return LDR_E_INVAL;
+	if (a->rng_seed_len && !a->rng_seed)
+		return LDR_E_INVAL;
+	if (a->cmdline_len > LINUX_CMDLINE_MAX)
+		return LDR_E_OPT_TOO_LONG;
+	if (a->kernel_size > UINT32_MAX)
+		return LDR_E_OVERFLOW;
+	/* the extended table's length is a u32 */
+	if (a->e820_count > LINUX_E820_ZEROPAGE_MAX &&
+	    (uint64_t)(a->e820_count - LINUX_E820_ZEROPAGE_MAX) >
+		    (UINT32_MAX - 8) / LINUX_E820_ENTRY_SIZE)
+		return LDR_E_MMAP_TOO_BIG;
+	need = linux_setup_size(a->e820_count, a->rng_seed_len);
+	if (need) {
+		if (!a->setup || ((uintptr_t)a->setup & 7) || (a->setup_phys & 7))
+			return LDR_E_INVAL;
+		if (need > a->setup_cap)
+			return LDR_E_MMAP_TOO_BIG;
+	}
+
+	/* a zeroed page; the sentinel (0x1ef) stays 0: nothing here is stale */
+	memset(bp, 0, LINUX_BP_SIZE);
+
+	/* setup header: what a protected-mode loader writes ("obligatory") */
+	lb_put16(bp, LINUX_BP_BOOT_FLAG, LINUX_BOOT_FLAG);
+	lb_put32(bp, LINUX_BP_HEADER, LINUX_HDRS_MAGIC);
+	lb_put16(bp, LINUX_BP_VERSION, LINUX_PROTOCOL_VERSION);
+	lb_put8(bp, LINUX_BP_TYPE_OF_LOADER, LINUX_LOADER_UNDEFINED);
+	/*
+	 * LOADED_HIGH: the protected-mode kernel is above 1 MiB.  KASLR_FLAG is
+	 * how Linux's own decompressor tells the kernel proper that it was
+	 * randomized: it enables memory-region randomization and the
+	 * "Kernel Offset" panic report.  CAN_USE_HEAP concerns the real-mode
+	 * setup code, which this entry path never runs: left clear.
+	 */
+	loadflags = LINUX_LOADED_HIGH;
+	if (a->kaslr)
+		loadflags |= LINUX_KASLR_FLAG;
+	lb_put8(bp, LINUX_BP_LOADFLAGS, loadflags);
+	if (a->kernel_phys <= UINT32_MAX)
+		lb_put32(bp, LINUX_BP_CODE32_START, (uint32_t)a->kernel_phys);
+	lb_put32(bp, LINUX_BP_CMD_LINE_PTR, (uint32_t)a->cmdline);
+	lb_put32(bp, LINUX_BP_EXT_CMDLINE, (uint32_t)(a->cmdline >> 32));
+	/* read-type fields, filled as the kernel's own header states them */
+	lb_put32(bp, LINUX_BP_KERNEL_ALIGN, (uint32_t)LINUX_ALIGN);
+	lb_put8(bp, LINUX_BP_RELOCATABLE, 1);
+	lb_put16(bp, LINUX_BP_XLOADFLAGS, LINUX_XLF_KERNEL_64 | LINUX_XLF_ABOVE_4G);
+	lb_put32(bp, LINUX_BP_CMDLINE_SIZE, LINUX_CMDLINE_MAX);
+	lb_put64(bp, LINUX_BP_PREF_ADDRESS, a->link_phys);
+	lb_put32(bp, LINUX_BP_INIT_SIZE, (uint32_t)a->kernel_size);
+
+	lb_put64(bp, LINUX_BP_ACPI_RSDP, a->acpi_rsdp);
+
+	nz = a->e820_count < LINUX_E820_ZEROPAGE_MAX ? a->e820_count : LINUX_E820_ZEROPAGE_MAX;
+	for (i = 0; i < nz; i++)
+		lb_put_e820(bp + LINUX_BP_E820_TABLE + i * LINUX_E820_ENTRY_SIZE, &a->e820[i]);
+	lb_put8(bp, LINUX_BP_E820_ENTRIES, (uint8_t)nz);
+
+	if (a->rng_seed_len) {
+		uint8_t *d = lb_node(a, &off, &prev, bp, LINUX_SETUP_RNG_SEED, a->rng_seed_len);
+
+		memcpy(d, a->rng_seed, a->rng_seed_len);
+	}
+	if (a->e820_count > nz) {
+		uint32_t len = (uint32_t)((a->e820_count - nz) * LINUX_E820_ENTRY_SIZE);
+		uint8_t *d = lb_node(a, &off, &prev, bp, LINUX_SETUP_E820_EXT, len);
+
+		for (i = nz; i < a->e820_count; i++)
+			lb_put_e820(d + (i - nz) * LINUX_E820_ENTRY_SIZE, &a->e820[i]);
+	}
+	return LDR_OK;
+}

@@ -1,0 +1,140 @@
+#!/bin/bash
+# boot.sh - the boot benchmarks of `make bench` (QEMU + OVMF, TCG), as CSV
+# rows "section,item,metric,value" on stdout (see test/bench/bench.h):
+#   boot        wall time from starting test/qemu/boot.sh to the payload's
+#               PASS line, BENCH_BOOTS quiet boots (median, min, max), and
+#               when OVMF's "BdsDxe: starting" line came (firmware's share)
+#   boot-steps  the loader's own per-step times ("time: STEP N us", TSC
+#               calibrated against BS->Stall) from one verbose boot of the
+#               payload, and of the Linux kernel when build/linux/vmlinux.gz
+#               exists
+#   linux-boot  test/linux/compare-boot.sh (QEMU start to "Linux version",
+#               this loader against systemd-boot + the kernel's EFI stub)
+# Never fails on a number; a boot that does not finish becomes a row.
+set -u
+export LC_ALL=C
+cd "$(dirname "$0")/../.."
+B=${BUILD:-build}
+RUNS=${BENCH_BOOTS:-5}
+W=$B/bench/boot
+mkdir -p "$W"
+PAYLOAD=$B/payload/kernel-high.elf.gz
+ITEM="kernel-high.elf.gz"
+LINUX=$B/linux/vmlinux.gz
+NA_LINUX="n/a (run test/linux/fetch.sh)"
+
+# CSV fields never hold commas or quotes: both become ';'
+csvf() { printf '%s' "$1" | tr ',"' ';;'; }
+row() { printf '%s,%s,%s,%s\n' "$1" "$(csvf "$2")" "$(csvf "$3")" "$(csvf "$4")"; }
+
+clean() { tr -d '\r' <"$1" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g'; }
+
+# median/min/max of the numbers on stdin (one a line): "MED MIN MAX N"
+stats() {
+	sort -g | awk '{v[NR] = $1} END {
+		if (NR == 0) { print "n/a n/a n/a 0"; exit }
+		m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+		printf "%.2f %.2f %.2f %d\n", m, v[1], v[NR], NR }'
+}
+
+# timed_boot ESP LOG: boots once; prints "T_BDS T_PASS" in seconds from the
+# start (or "- -" for lines that never came); QEMU runs to its own exit
+timed_boot() {
+	local esp=$1 log=$2 start t_bds=- t_pass=- line now
+	start=$EPOCHREALTIME
+	while IFS= read -r line; do
+		now=$EPOCHREALTIME
+		case $line in
+		*"BdsDxe: starting"*) [ "$t_bds" = - ] && t_bds=$(echo "$now $start" | awk '{printf "%.3f", $1 - $2}') ;;
+		*"payload: PASS"*) [ "$t_pass" = - ] && t_pass=$(echo "$now $start" | awk '{printf "%.3f", $1 - $2}') ;;
+		esac
+	done < <(test/qemu/boot.sh --show --log "$log" --timeout 180 --cpu max "$esp" \
+		</dev/null 2>/dev/null)
+	echo "$t_bds $t_pass"
+}
+
+# step_rows ITEM LOG: the loader's "time: STEP N us" lines as rows
+step_rows() {
+	local item=$1 log=$2 found=0 step us total=0
+	while IFS='|' read -r step us; do
+		row boot-steps "$item" "$step us" "$us"
+		total=$((total + us)); found=1
+	done < <(clean "$log" | sed -n 's/.*kaslr-loader: time: \(.*\) \([0-9][0-9]*\) us$/\1|\2/p')
+	if [ "$found" = 1 ]; then
+		row boot-steps "$item" "total us" "$total"
+	else
+		row boot-steps "$item" "total us" "error: no time lines (see $log)"
+	fi
+}
+
+if ! command -v qemu-system-x86_64 >/dev/null || [ ! -f /usr/share/OVMF/OVMF_CODE_4M.fd ]; then
+	row boot "$ITEM" "runs" "n/a (QEMU/OVMF missing: make deps)"
+	exit 0
+fi
+
+# ---- the payload: quiet boots, then one verbose boot
+esp=$W/payload.img
+test/qemu/mkesp.sh "$esp" "$B/BOOTX64.EFI" "$PAYLOAD" >/dev/null 2>&1 ||
+	{ row boot "$ITEM" "runs" "error: mkesp failed"; exit 0; }
+: >"$W/times.txt"
+pass=0
+for i in $(seq 1 "$RUNS"); do
+	set -- $(timed_boot "$esp" "$W/payload-$i.log")
+	echo "$1 $2" >>"$W/times.txt"
+	[ "$2" != - ] && pass=$((pass + 1))
+done
+row boot "$ITEM" "runs" "$RUNS"
+row boot "$ITEM" "PASS" "$pass"
+set -- $(awk '$2 != "-" {print $2}' "$W/times.txt" | stats)
+row boot "$ITEM" "to PASS median s" "$1"
+row boot "$ITEM" "min s" "$2"
+row boot "$ITEM" "max s" "$3"
+set -- $(awk '$1 != "-" {print $1}' "$W/times.txt" | stats)
+row boot "$ITEM" "to BdsDxe start median s" "$1"
+set -- $(awk '$1 != "-" && $2 != "-" {print $2 - $1}' "$W/times.txt" | stats)
+row boot "$ITEM" "BdsDxe start to PASS median s" "$1"
+
+printf 'verbose\n' >"$W/verbose.conf"
+vesp=$W/payload-verbose.img
+if test/qemu/mkesp.sh "$vesp" "$B/BOOTX64.EFI" "$PAYLOAD" \
+	EFI/BOOT/kaslr.conf="$W/verbose.conf" >/dev/null 2>&1; then
+	test/qemu/boot.sh --log "$W/payload-verbose.log" --timeout 180 --cpu max "$vesp" \
+		>/dev/null 2>&1
+	step_rows "$ITEM (verbose)" "$W/payload-verbose.log"
+else
+	row boot-steps "$ITEM (verbose)" "total us" "error: mkesp failed"
+fi
+
+# ---- the Linux kernel, when test/linux/fetch.sh has made it
+if [ -s "$LINUX" ]; then
+	printf 'verbose\ncmdline console=ttyS0 panic=-1\n' >"$W/linux.conf"
+	lesp=$W/linux-verbose.img
+	if test/qemu/mkesp.sh "$lesp" "$B/BOOTX64.EFI" "$LINUX" \
+		EFI/BOOT/kaslr.conf="$W/linux.conf" >/dev/null 2>&1; then
+		test/qemu/boot.sh --log "$W/linux-verbose.log" --timeout 240 --mem 1G --cpu max \
+			--until 'Linux version' "$lesp" >/dev/null 2>&1
+		step_rows "vmlinux.gz (verbose)" "$W/linux-verbose.log"
+	else
+		row boot-steps "vmlinux.gz (verbose)" "total us" "error: mkesp failed"
+	fi
+else
+	row boot-steps "vmlinux.gz (verbose)" "total us" "$NA_LINUX"
+fi
+
+if [ -s "$LINUX" ] && [ -x test/linux/compare-boot.sh ]; then
+	# its own format; every "label: number [unit]" line becomes a row
+	test/linux/compare-boot.sh >"$W/compare-boot.txt" 2>&1
+	rc=$?
+	n=0
+	while IFS='|' read -r label value; do
+		row linux-boot "compare-boot.sh" "$label" "$value"; n=$((n + 1))
+	done < <(tr -d '\r' <"$W/compare-boot.txt" |
+		sed -n 's/^ *\([A-Za-z][^:=]*[A-Za-z)]\) *[:=] *\([0-9][0-9.]*\( *[a-z%]*\)\?\) *$/\1|\2/p')
+	[ "$n" -gt 0 ] || row linux-boot "compare-boot.sh" "result" \
+		"error: no 'label: number' lines (exit $rc; see $W/compare-boot.txt)"
+elif [ -s "$LINUX" ]; then
+	row linux-boot "compare-boot.sh" "result" "n/a (test/linux/compare-boot.sh not there yet)"
+else
+	row linux-boot "compare-boot.sh" "result" "$NA_LINUX"
+fi
+exit 0

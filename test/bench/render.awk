@@ -1,0 +1,79 @@
+# render.awk - build/bench/bench.csv ("section,item,metric,value" rows) as
+# Markdown: one table per section (rows = items, columns = metrics, both in
+# order of first appearance), each under a heading and a line saying what
+# it measures.  Columns are padded so the same text reads well on a
+# terminal.  Usage: awk -F, -f test/bench/render.awk bench.csv
+BEGIN {
+	title["machine"] = "Machine"
+	note["machine"] = "where and when this run happened; other load on the machine shows in the timings"
+	title["pipeline"] = "Load pipeline on the host (ms, median)"
+	note["pipeline"] = "inflate_image + elf_parse + elf_load + reloc_apply + page tables (4 GiB identity at 2 MiB, segments at 4 KiB), " \
+		"against zlib alone on the same stream into an exact-size buffer, and a memcpy of the output; " \
+		"src/ at -O2, buffers pre-touched; goal: pipeline/zlib <= 1.10"
+	title["pipeline-steps"] = "Pipeline steps and the inflate wrapper (ms, median)"
+	note["pipeline-steps"] = "chunks/zlib: zlib fed INFLATE_CHUNK of output per call, as src/inflate.c does; inflate_image/zlib: the whole wrapper"
+	title["entropy-phys"] = "Physical entropy per captured OVMF map (2 MiB slots at or above 16 MiB)"
+	note["entropy-phys"] = "loader: free memory as efi/place.c sees it; theoretical: every RAM byte (slot_theoretical); " \
+		"Linux rule: each EfiConventionalMemory descriptor above 16 MiB on its own, without its mem_avoid list (an upper bound)"
+	title["entropy-virt"] = "Virtual entropy (2 MiB slots)"
+	note["entropy-virt"] = "loader: image inside [0xffffffff80000000, 0xffffffffffe00000); Linux: image inside [16 MiB, 1 GiB) of the kernel map"
+	title["uniformity"] = "Uniformity of slot choices"
+	note["uniformity"] = "slot_pick() with drbg_below() on a fixed seed; chi2 against uniform, z = (chi2 - df) / sqrt(2 df): |z| < 3 is consistent with uniform"
+	title["boot"] = "Boot under QEMU + OVMF (TCG, no KVM; wall seconds)"
+	note["boot"] = "from starting test/qemu/boot.sh to the payload's PASS line on the serial console"
+	title["boot-steps"] = "The loader's own time per step (verbose boot; us)"
+	note["boot-steps"] = "TSC calibrated against BS->Stall; verbose output (the memory map dump) is part of the time measured"
+	title["linux-boot"] = "Linux: this loader against systemd-boot + the kernel's EFI stub"
+	note["linux-boot"] = "test/linux/compare-boot.sh: QEMU start to \"Linux version\", alternating runs"
+	title["size"] = "Size (bytes)"
+	note["size"] = "the loader image next to Debian's systemd-boot"
+}
+NF >= 4 && !(NR == 1 && $1 == "section") {
+	s = $1; it = $2; m = $3
+	v = $4
+	for (i = 5; i <= NF; i++)
+		v = v "," $i
+	if (!(s in seen)) { seen[s] = 1; order[++ns] = s }
+	if (!((s, it) in hasitem)) { hasitem[s, it] = 1; items[s, ++ni[s]] = it }
+	if (!((s, m) in hasmet)) { hasmet[s, m] = 1; mets[s, ++nm[s]] = m }
+	val[s, it, m] = v
+}
+function pad(str, w) {
+	while (length(str) < w)
+		str = str " "
+	return str
+}
+END {
+	for (k = 1; k <= ns; k++) {
+		s = order[k]
+		w[0] = length(s == "size" || s == "machine" ? "what" : "item")
+		for (r = 1; r <= ni[s]; r++)
+			if (length(items[s, r]) > w[0]) w[0] = length(items[s, r])
+		for (c = 1; c <= nm[s]; c++) {
+			w[c] = length(mets[s, c])
+			for (r = 1; r <= ni[s]; r++)
+				if (length(val[s, items[s, r], mets[s, c]]) > w[c])
+					w[c] = length(val[s, items[s, r], mets[s, c]])
+		}
+		printf "### %s\n\n", (s in title) ? title[s] : s
+		if (s in note) printf "%s.\n\n", note[s]
+		line = "| " pad(s == "size" || s == "machine" ? "what" : "item", w[0]) " |"
+		sep = "|" sprintf("%" (w[0] + 2) "s", "") "|"
+		gsub(/ /, "-", sep)
+		for (c = 1; c <= nm[s]; c++) {
+			line = line " " pad(mets[s, c], w[c]) " |"
+			dash = sprintf("%" (w[c] + 2) "s", "")
+			gsub(/ /, "-", dash)
+			sep = sep dash "|"
+		}
+		print line
+		print sep
+		for (r = 1; r <= ni[s]; r++) {
+			line = "| " pad(items[s, r], w[0]) " |"
+			for (c = 1; c <= nm[s]; c++)
+				line = line " " pad(val[s, items[s, r], mets[s, c]], w[c]) " |"
+			print line
+		}
+		print ""
+	}
+}

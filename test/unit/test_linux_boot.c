@@ -1,0 +1,318 @@
+/*
+ * test_linux_boot.c - host tests for src/linux_boot.c: which images are
+ * Linux kernels, their slot size and virtual window, and the zero page
+ * byte by byte (setup header, e820 table, the setup_data chain with an
+ * extended e820 node and an RNG seed), plus every refused input.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "elf_load.h"
+#include "linux_boot.h"
+#include "elf_build.h"
+#include "test.h"
+
+static struct eb e;
+static uint8_t bp[LINUX_BP_SIZE];
+static uint8_t setup_mem[8192] __attribute__((aligned(8)));
+static struct mem_region map[300];
+
+static uint64_t rd(const uint8_t *p, size_t off, unsigned n)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		v |= (uint64_t)p[off + i] << (8 * i);
+	return v;
+}
+
+/* Parse the Linux-like image of elf_build.h, optionally tweaked. */
+static enum ldr_err parse_linux(void (*tweak)(struct eb *), struct elf_image *img)
+{
+	static const uint32_t r64[] = { (uint32_t)(EB_V + 0x1100) };
+
+	memset(&e, 0, sizeof(e));
+	eb_linux(&e);
+	eb_linux_table(&e, r64, 1, NULL, 0, NULL, 0);
+	if (tweak)
+		tweak(&e);
+	eb_write(&e);
+	return elf_parse(e.buf, e.size, NULL, img);
+}
+
+/* no table (W+X is then refused: the init segment loses X) */
+static void tw_no_table(struct eb *x)
+{
+	x->nlinux = 0;
+	x->ph[3].p_flags &= ~(uint32_t)PF_X;
+	x->ph[2].p_vaddr = EB_V + 0x2000; /* a compact image by vaddr */
+	x->eh.e_entry = EB_V;
+}
+
+/* text linked 2 MiB higher than its physical address says */
+static void tw_skew(struct eb *x)
+{
+	x->ph[0].p_vaddr += 2 * MIB;
+	x->ph[1].p_vaddr += 2 * MIB;
+	x->ph[3].p_vaddr += 2 * MIB;
+}
+
+/* physical base not 2 MiB-aligned (virtual follows it) */
+static void tw_unaligned(struct eb *x)
+{
+	for (unsigned i = 0; i < 4; i++) {
+		x->ph[i].p_paddr += 0x100000;
+		if (x->ph[i].p_vaddr)
+			x->ph[i].p_vaddr += 0x100000;
+	}
+	x->eh.e_entry += 0x100000;
+}
+
+static void test_detect(void)
+{
+	static const struct {
+		const char *name;
+		void (*tweak)(struct eb *);
+		int want;
+	} cases[] = {
+		{ "Linux-like vmlinux", NULL, 1 },
+		{ "no appended table", tw_no_table, 0 },
+		{ "virtual != physical + map start", tw_skew, 0 },
+		{ "base not 2 MiB-aligned", tw_unaligned, 0 },
+	};
+	struct elf_image img;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum ldr_err err = parse_linux(cases[i].tweak, &img);
+
+		CHECK(err == LDR_OK, "%s: parses (%s)", cases[i].name, ldr_strerror(err));
+		if (err != LDR_OK)
+			continue;
+		CHECK(linux_detect(&img) == cases[i].want, "%s: detect == %d", cases[i].name,
+		      cases[i].want);
+	}
+	CHECK(linux_detect(NULL) == 0, "NULL is not Linux");
+}
+
+static void test_size_window(void)
+{
+	struct elf_image img;
+	uint64_t lo = 1, hi = 2;
+
+	CHECK(parse_linux(NULL, &img) == LDR_OK, "parse");
+	CHECK_EQ_U64(img.link_vbase, EB_V, "link base");
+	/* image is 0x5000 bytes by physical address: one 2 MiB slot */
+	CHECK_EQ_U64(linux_slot_size(&img), 2 * MIB, "slot size rounds to 2 MiB");
+	img.load_size = 2 * MIB;
+	CHECK_EQ_U64(linux_slot_size(&img), 2 * MIB, "exact 2 MiB stays");
+	img.load_size = 2 * MIB + 1;
+	CHECK_EQ_U64(linux_slot_size(&img), 4 * MIB, "one byte more: 4 MiB");
+	img.load_size = UINT64_MAX - 5;
+	CHECK_EQ_U64(linux_slot_size(&img), 0, "absurd size: 0, no wrap");
+	img.load_size = 0x5000;
+
+	CHECK(linux_virt_window(&img, 58 * MIB, &lo, &hi) == LDR_OK, "window");
+	CHECK_EQ_U64(lo, 0xffffffff81000000ULL, "window starts at the link address");
+	CHECK_EQ_U64(hi, 0xffffffffc0000000ULL, "window ends at map start + 1 GiB");
+	/* Debian 6.1: 58 MiB -> (1024 - 16 - 58) / 2 + 1 = 476 positions */
+	CHECK_EQ_U64((hi - lo - 58 * MIB) / (2 * MIB) + 1, 476, "Debian-sized kernel: 476 slots");
+	lo = hi = 7;
+	CHECK(linux_virt_window(&img, 1008 * MIB + 1, &lo, &hi) == LDR_E_VIRT_NO_SLOT,
+	      "image larger than the window");
+	CHECK(lo == 7 && hi == 7, "outputs untouched on error");
+	CHECK(linux_virt_window(&img, 1008 * MIB, &lo, &hi) == LDR_OK, "exact fit");
+	CHECK(linux_virt_window(&img, 0, &lo, &hi) == LDR_E_INVAL, "size 0");
+	CHECK(parse_linux(tw_no_table, &img) == LDR_OK, "parse no-table");
+	CHECK(linux_virt_window(&img, 2 * MIB, &lo, &hi) == LDR_E_INVAL, "not Linux");
+	CHECK_EQ_U64(linux_slot_size(&img), 0, "not Linux: slot size 0");
+}
+
+static void make_map(size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		map[i].addr = (uint64_t)i * 0x100000;
+		map[i].size = 0x80000 + i;
+		map[i].type = (i % 3) ? E820_RAM : E820_RESERVED;
+		map[i].flags = 0;
+	}
+}
+
+static struct linux_boot_args base_args(size_t n, int seed)
+{
+	static const uint8_t rng[32] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+					 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30,
+					 31, 32 };
+	struct linux_boot_args a;
+
+	memset(&a, 0, sizeof(a));
+	a.cmdline = 0x7f000000;
+	a.cmdline_len = 41;
+	a.acpi_rsdp = 0x7fb7e014;
+	a.kernel_phys = 0x2a600000;
+	a.kernel_size = 58 * MIB;
+	a.link_phys = 16 * MIB;
+	a.kaslr = 1;
+	make_map(n);
+	a.e820 = map;
+	a.e820_count = n;
+	a.rng_seed = seed ? rng : NULL;
+	a.rng_seed_len = seed ? 32 : 0;
+	a.setup = setup_mem;
+	a.setup_phys = 0x7e000000;
+	a.setup_cap = sizeof(setup_mem);
+	return a;
+}
+
+static void test_fill_header(void)
+{
+	struct linux_boot_args a = base_args(20, 0);
+
+	memset(bp, 0xcc, sizeof(bp));
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_OK, "fill");
+	CHECK_EQ_U64(rd(bp, 0x1fe, 2), 0xaa55, "boot_flag");
+	CHECK(memcmp(bp + 0x202, "HdrS", 4) == 0, "HdrS magic");
+	CHECK_EQ_U64(rd(bp, 0x206, 2), 0x020f, "version 2.15");
+	CHECK_EQ_U64(bp[0x210], 0xff, "type_of_loader");
+	CHECK_EQ_U64(bp[0x211], 0x03, "loadflags LOADED_HIGH|KASLR_FLAG");
+	CHECK_EQ_U64(rd(bp, 0x214, 4), 0x2a600000, "code32_start");
+	CHECK_EQ_U64(rd(bp, 0x228, 4), 0x7f000000, "cmd_line_ptr");
+	CHECK_EQ_U64(rd(bp, 0x0c8, 4), 0, "ext_cmd_line_ptr");
+	CHECK_EQ_U64(rd(bp, 0x230, 4), 2 * MIB, "kernel_alignment");
+	CHECK_EQ_U64(bp[0x234], 1, "relocatable_kernel");
+	CHECK_EQ_U64(rd(bp, 0x236, 2), 3, "xloadflags");
+	CHECK_EQ_U64(rd(bp, 0x238, 4), 2047, "cmdline_size");
+	CHECK_EQ_U64(rd(bp, 0x250, 8), 0, "no setup_data");
+	CHECK_EQ_U64(rd(bp, 0x258, 8), 16 * MIB, "pref_address");
+	CHECK_EQ_U64(rd(bp, 0x260, 4), 58 * MIB, "init_size");
+	CHECK_EQ_U64(rd(bp, 0x070, 8), 0x7fb7e014, "acpi_rsdp_addr");
+	CHECK_EQ_U64(bp[0x1e8], 20, "e820_entries");
+	CHECK_EQ_U64(bp[0x1ef], 0, "sentinel clear");
+	for (unsigned i = 0; i < 32; i++)
+		CHECK_EQ_U64(bp[0x1c0 + i], 0, "efi_info byte %u zero", i);
+	for (size_t i = 0; i < 20; i++) {
+		size_t o = 0x2d0 + i * 20;
+
+		CHECK_EQ_U64(rd(bp, o, 8), map[i].addr, "e820[%zu].addr", i);
+		CHECK_EQ_U64(rd(bp, o + 8, 8), map[i].size, "e820[%zu].size", i);
+		CHECK_EQ_U64(rd(bp, o + 16, 4), map[i].type, "e820[%zu].type", i);
+	}
+	CHECK_EQ_U64(rd(bp, 0x2d0 + 20 * 20, 8), 0, "after the last entry: zero");
+
+	/* no KASLR flag when not randomized; cmdline above 4 GiB */
+	a.kaslr = 0;
+	a.cmdline = 0x123456789000ULL;
+	a.kernel_phys = 0x140000000ULL;
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_OK, "fill high");
+	CHECK_EQ_U64(bp[0x211], 0x01, "loadflags without KASLR_FLAG");
+	CHECK_EQ_U64(rd(bp, 0x228, 4), 0x56789000, "cmd_line_ptr low half");
+	CHECK_EQ_U64(rd(bp, 0x0c8, 4), 0x1234, "ext_cmd_line_ptr high half");
+	CHECK_EQ_U64(rd(bp, 0x214, 4), 0, "code32_start left 0 above 4 GiB");
+}
+
+/* Walk the chain from the zero page; return the node of type t or NULL. */
+static const uint8_t *find_node(uint32_t t, const struct linux_boot_args *a, int *ret_n)
+{
+	uint64_t p = rd(bp, 0x250, 8);
+	const uint8_t *hit = NULL;
+	int n = 0;
+
+	while (p && n < 8) {
+		const uint8_t *node;
+
+		if (p < a->setup_phys || p - a->setup_phys >= a->setup_cap)
+			return NULL;
+		node = setup_mem + (p - a->setup_phys);
+		if (rd(node, 8, 4) == t)
+			hit = node;
+		p = rd(node, 0, 8);
+		n++;
+	}
+	*ret_n = n;
+	return hit;
+}
+
+static void test_setup_data(void)
+{
+	struct linux_boot_args a = base_args(200, 1);
+	const uint8_t *ext, *seed;
+	int n = 0;
+
+	CHECK_EQ_U64(linux_setup_size(200, 32), 16 + 72 * 20 + 16 + 32, "setup size");
+	CHECK_EQ_U64(linux_setup_size(128, 0), 0, "128 entries fit the zero page");
+	CHECK_EQ_U64(linux_setup_size(129, 0), 16 + 24, "one extended entry, padded to 8");
+	memset(setup_mem, 0xcc, sizeof(setup_mem));
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_OK, "fill 200 entries");
+	CHECK_EQ_U64(bp[0x1e8], 128, "zero page holds 128");
+	CHECK_EQ_U64(rd(bp, 0x2d0 + 127 * 20, 8), map[127].addr, "entry 127 in the zero page");
+	ext = find_node(LINUX_SETUP_E820_EXT, &a, &n);
+	seed = find_node(LINUX_SETUP_RNG_SEED, &a, &n);
+	CHECK(n == 2, "two nodes in the chain (got %d)", n);
+	CHECK(ext != NULL && seed != NULL, "both nodes found");
+	if (ext) {
+		CHECK_EQ_U64(rd(ext, 12, 4), 72 * 20, "ext len");
+		CHECK_EQ_U64(rd(ext, 16, 8), map[128].addr, "ext[0] = entry 128");
+		CHECK_EQ_U64(rd(ext, 16 + 71 * 20 + 8, 8), map[199].size, "ext[71] = entry 199");
+		CHECK_EQ_U64(rd(ext, 16 + 71 * 20 + 16, 4), map[199].type, "ext[71] type");
+		CHECK_EQ_U64(rd(ext, 0, 8), 0, "last node ends the chain");
+	}
+	if (seed) {
+		CHECK_EQ_U64(rd(seed, 12, 4), 32, "seed len");
+		CHECK_EQ_U64(seed[16], 1, "seed[0]");
+		CHECK_EQ_U64(seed[16 + 31], 32, "seed[31]");
+		CHECK(((seed - setup_mem) & 7) == 0, "node 8-aligned");
+	}
+
+	/* seed only */
+	a = base_args(5, 1);
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_OK, "fill seed only");
+	CHECK_EQ_U64(rd(bp, 0x250, 8), a.setup_phys, "setup_data -> first node");
+	CHECK(find_node(LINUX_SETUP_RNG_SEED, &a, &n) && n == 1, "one node");
+}
+
+static void test_refused(void)
+{
+	static const struct {
+		const char *name;
+		int what;
+		enum ldr_err want;
+	} cases[] = {
+		{ "cmdline 2048 chars", 1, LDR_E_OPT_TOO_LONG },
+		{ "no e820", 2, LDR_E_INVAL },
+		{ "e820 NULL", 3, LDR_E_INVAL },
+		{ "setup too small", 4, LDR_E_MMAP_TOO_BIG },
+		{ "setup NULL", 5, LDR_E_INVAL },
+		{ "setup unaligned", 6, LDR_E_INVAL },
+		{ "seed NULL with length", 7, LDR_E_INVAL },
+		{ "init_size >= 4 GiB", 8, LDR_E_OVERFLOW },
+		{ "cmdline 2047 chars is fine", 9, LDR_OK },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct linux_boot_args a = base_args(200, 1);
+
+		switch (cases[i].what) {
+		case 1: a.cmdline_len = 2048; break;
+		case 2: a.e820_count = 0; break;
+		case 3: a.e820 = NULL; break;
+		case 4: a.setup_cap = linux_setup_size(200, 32) - 1; break;
+		case 5: a.setup = NULL; break;
+		case 6: a.setup = setup_mem + 4; break;
+		case 7: a.rng_seed = NULL; break;
+		case 8: a.kernel_size = 4 * GIB; break;
+		case 9: a.cmdline_len = 2047; break;
+		}
+		CHECK(linux_boot_params_fill(bp, &a) == cases[i].want, "%s: %s", cases[i].name,
+		      ldr_strerror(cases[i].want));
+	}
+	CHECK(linux_boot_params_fill(NULL, NULL) == LDR_E_INVAL, "NULL");
+}
+
+int main(void)
+{
+	test_detect();
+	test_size_window();
+	test_fill_header();
+	test_setup_data();
+	test_refused();
+	return test_summary("test_linux_boot");
+}
