@@ -9,8 +9,8 @@ BUILD   := build
 
 # Debian packages every tier needs; `make deps` installs the missing ones.
 DEB_PKGS := gnu-efi zlib1g-dev ovmf qemu-system-x86 mtools dosfstools \
-            systemd-boot-efi sbsigntool clang gcc make binutils gzip \
-            coreutils grep gawk xxd
+            systemd-boot-efi sbsigntool clang libclang-rt-14-dev gcc make binutils gzip \
+            coreutils grep gawk
 
 WARN := -Wall -Wextra -Werror
 

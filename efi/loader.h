@@ -57,6 +57,10 @@ struct loader {
 	uint64_t virt_slots;
 	uint64_t entry;
 	uint64_t relocs;
+
+	/* Linux mode (linux_detect(), efi/linux.c): boot_params and friends */
+	int linux_mode;
+	uint64_t linux_block;
 };
 
 /* efi/place.c: choose and reserve the physical and virtual bases. */
