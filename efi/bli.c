@@ -23,7 +23,9 @@
  *   LoaderFirmwareType     "UEFI <major>.<minor02>"          kept: same firmware
  *
  * This is the rule systemd-stub follows as a second stage (set only what is
- * absent), except for LoaderTimeExecUSec.  Menu variables (LoaderEntries,
+ * absent), except for LoaderTimeExecUSec.  systemd-boot 252 sets the two
+ * times only on CPUs with an invariant TSC (not QEMU's TCG); when it did
+ * not, ours stand in, and "firmware" time then includes systemd-boot's.  Menu variables (LoaderEntries,
  * LoaderFeatures, LoaderConfigTimeout…) belong to a boot menu and StubInfo to
  * systemd-stub; this loader has neither, so it sets none of them.  All values
  * are NUL-terminated UCS-2 strings; all variables are volatile
@@ -304,10 +306,10 @@ void bli_set_variables(EFI_HANDLE image, EFI_LOADED_IMAGE *li)
 		SPrint(num, sizeof(num), L"%ld", bli_tsc_init / per_us);
 		bli_put(&r, L"LoaderTimeInitUSec", bli_tsc_init ? num : NULL, 1);
 	}
-	bli_put(&r, L"LoaderInfo", L"kaslr-loader " BLI_WIDEN(LDR_VERSION), 0);
+	bli_put(&r, L"LoaderInfo", L"kaslr-loader " BLI_WIDEN(LDR_VERSION), 1);
 	bli_put(&r, L"LoaderImageIdentifier",
 		bli_image_path(li, path, BLI_PATH_MAX) ? path : NULL, 1);
-	bli_put(&r, L"LoaderDevicePartUUID", NULL, 1);
+	bli_put(&r, L"LoaderDevicePartUUID", bli_part_uuid(li, uuid) ? uuid : NULL, 1);
 	SPrint(fw, sizeof(fw), L"%s %d.%02d",
 	       ST->FirmwareVendor ? ST->FirmwareVendor : L"unknown",
 	       (int)(ST->FirmwareRevision >> 16), (int)(ST->FirmwareRevision & 0xffff));

@@ -23,6 +23,7 @@
 #include "serial.h"
 #include "zglue.h"
 #include "bli.h"
+#include "linux.h"
 
 #define HO_INFO_PAGE    0
 #define HO_IDT_PAGE     1
@@ -177,6 +178,11 @@ static EFI_STATUS ho_build_tables(struct loader *L, uint8_t *block, struct pt *p
 
 		err = pt_map_range(pt, L->virt_base + off, L->phys_base + off, end - off,
 				   ho_seg_flags(s->flags));
+		/* Linux starts at its physical startup_64: identity too, same
+		 * flags (its init segment is RWX by Linux's own linker script) */
+		if (err == LDR_OK && L->linux_mode)
+			err = pt_map_range(pt, L->phys_base + off, L->phys_base + off,
+					   end - off, ho_seg_flags(s->flags));
 		if (err != LDR_OK) {
 			st = log_ldr(EFI_LOAD_ERROR, err, L"mapping kernel segment %d", (int)i);
 			goto out;
@@ -337,6 +343,11 @@ EFI_STATUS handoff_boot(struct loader *L)
 	if (EFI_ERROR(st))
 		goto fail;
 	info->pml4 = pt.pml4_phys;
+	if (L->linux_mode) {
+		st = linux_prepare(L);
+		if (EFI_ERROR(st))
+			goto fail;
+	}
 	log_step(L"page tables and handoff data");
 
 	facts.phys_base = L->phys_base;
@@ -386,9 +397,24 @@ EFI_STATUS handoff_boot(struct loader *L)
 		for (;;)
 			__asm__ volatile("cli; hlt");
 	}
+	if (L->linux_mode) {
+		uint64_t bp = 0;
+
+		/* Linux protocol: RSI (and RDI) = boot_params */
+		err = linux_finish(L, &m, info->acpi_rsdp, &bp);
+		if (err != LDR_OK) {
+			serial_puts("kaslr-loader: fatal: Linux boot_params: ");
+			serial_puts(ldr_strerror(err));
+			serial_puts("; halting\n");
+			for (;;)
+				__asm__ volatile("cli; hlt");
+		}
+		handoff_jump(pt.pml4_phys, gdtr, idtr, info->stack_top + 8, L->entry, bp);
+	}
 	handoff_jump(pt.pml4_phys, gdtr, idtr, info->stack_top + 8, L->entry,
 		     ptr_to_phys(info));
 fail:
+	linux_release(L);
 	uefi_call_wrapper(BS->FreePages, 2, blk, HO_PAGES);
 	return st;
 }

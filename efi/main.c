@@ -15,6 +15,7 @@
 #include "rng.h"
 #include "zglue.h"
 #include "bli.h"
+#include "linux_boot.h"
 
 #define CONF_NAME L"kaslr.conf"
 #define KERNEL_DEFAULT L"kernel.elf"
@@ -188,6 +189,12 @@ static EFI_STATUS parse_kernel(struct loader *L, const CHAR16 *path)
 				L"%s carries no relocations, so it cannot be moved: link it with -pie or --emit-relocs",
 				path);
 	L->load_size = L->elf.load_size;
+	if (linux_detect(&L->elf)) {
+		/* Linux mode: boot protocol, Linux's virtual window, 2 MiB slot */
+		L->linux_mode = 1;
+		L->load_size = linux_slot_size(&L->elf);
+		log_info(L"%s: Linux vmlinux, link base 0x%lx", path, L->elf.link_vbase);
+	}
 	log_info(L"%s: %a kernel, %d segments, %ld bytes loaded", path,
 		 L->elf.type == 3 ? "ET_DYN" : "ET_EXEC", L->elf.nseg, L->load_size);
 	return EFI_SUCCESS;

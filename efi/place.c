@@ -11,6 +11,7 @@
 #include "slot.h"
 #include "reloc.h"
 #include "elfnote.h"
+#include "linux_boot.h"
 
 /* a refused slot is excluded and another drawn, this many times at most */
 #define PLACE_TRIES 16
@@ -218,6 +219,14 @@ static EFI_STATUS place_virtual(struct loader *L)
 		win.size = hi - lo;
 		log_info(L"kernel narrows the virtual window to [0x%lx, 0x%lx)", lo, hi);
 	}
+	if (L->linux_mode) {
+		/* Linux's own KASLR window (linux_boot.h) */
+		err = linux_virt_window(&L->elf, L->load_size, &lo, &hi);
+		if (err != LDR_OK)
+			return log_ldr(EFI_LOAD_ERROR, err, L"Linux virtual window");
+		win.addr = lo;
+		win.size = hi - lo;
+	}
 	win.type = E820_RAM;
 	win.flags = 0;
 	SetMem(&sp, sizeof(sp), 0);
@@ -269,7 +278,8 @@ EFI_STATUS place_kernel(struct loader *L)
 		goto fail;
 	}
 	L->relocs = rep.count;
-	L->entry = L->virt_base + L->elf.entry_off;
+	/* Linux enters at its physical startup_64, identity-mapped */
+	L->entry = (L->linux_mode ? L->phys_base : L->virt_base) + L->elf.entry_off;
 	log_info(L"kernel at phys 0x%lx virt 0x%lx, %ld relocations applied",
 		 L->phys_base, L->virt_base, rep.count);
 	return EFI_SUCCESS;

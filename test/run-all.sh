@@ -29,6 +29,11 @@ test/corpus/run.sh >"$out/corpus.txt" 2>&1
 tail -n 3 "$out/corpus.txt"
 count "$out/corpus.txt"
 
+echo "== tier 1c: make install (host)"
+test/install/run.sh >"$out/install.txt" 2>&1
+tail -n 3 "$out/install.txt"
+count "$out/install.txt"
+
 if [ -x test/fuzz/run-smoke.sh ]; then
 	echo "== tier 2: fuzz smoke"
 	test/fuzz/run-smoke.sh >"$out/fuzz.txt" 2>&1

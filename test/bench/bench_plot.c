@@ -34,7 +34,7 @@
 #define PLOT_W 960
 #define PLOT_H 420
 #define PLOT_L 70   /* left margin: y labels */
-#define PLOT_R 20
+#define PLOT_R 45   /* right margin: room for the last address label */
 #define PLOT_T 50   /* top margin: title */
 #define PLOT_B 60   /* bottom margin: x labels */
 

@@ -93,7 +93,8 @@ check "svg-shape" "$svg is not an SVG ending in </svg>" \
 check "svg-bars" "$(grep -c '<rect' "$svg" 2>/dev/null) rects for $slots slots" \
 	test "$(grep -c '<rect' "$svg" 2>/dev/null)" = "$((slots + 1))"
 
-# boots are skipped in quick mode, and say so
+# boots are skipped in quick mode, and say so; their script at least parses
+check "boot-script-syntax" "bash -n test/bench/boot.sh failed" bash -n test/bench/boot.sh
 check "boot-skipped-row" "boot row: $(val boot kernel-high.elf.gz runs)" \
 	sh -c "printf '%s' '$(val boot kernel-high.elf.gz runs)' | grep -q '^n/a'"
 

@@ -14,6 +14,12 @@ B=${BUILD:-build}
 F=$B/fuzz
 TARGETS=${FUZZ_TARGETS:-"elf inflate e820 options"}
 mkdir -p "$F"
+# one run at a time per build directory (corpora, logs and seeds are shared)
+exec 9>"$F/.lock"
+if ! flock -n 9; then
+	echo "fuzz: waiting for another fuzz run in $F to finish"
+	flock 9
+fi
 
 max_len() {
 	case $1 in
@@ -74,9 +80,9 @@ p=0 f=0
 for t in $TARGETS; do
 	rc=$(cat "$F/rc-$t" 2>/dev/null || echo 1)
 	log=$F/log-$t.txt
-	execs=$(awk '/stat::number_of_executed_units/ {print $NF}' "$log" | tail -n 1)
-	speed=$(awk '/stat::average_exec_per_sec/ {print $NF}' "$log" | tail -n 1)
-	last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
+	execs=$(grep -a 'stat::number_of_executed_units' "$log" | awk '{print $NF}' | tail -n 1)
+	speed=$(grep -a 'stat::average_exec_per_sec' "$log" | awk '{print $NF}' | tail -n 1)
+	last=$(grep -aE '^#[0-9]+' "$log" | tail -n 1)
 	cov=$(printf '%s\n' "$last" | sed -n 's/.* cov: \([0-9]*\).*/\1/p')
 	ft=$(printf '%s\n' "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
 	corp=$(printf '%s\n' "$last" | sed -n 's/.* corp: \([0-9]*\).*/\1/p')
@@ -84,7 +90,7 @@ for t in $TARGETS; do
 		p=$((p + 1)); st=ok
 	else
 		f=$((f + 1)); st="FAILED (rc=$rc)"
-		grep -E 'ERROR|SUMMARY|^    #[0-9] ' "$log" | head -n 12
+		grep -aE 'ERROR|SUMMARY|runtime error|^    #[0-9] ' "$log" | head -n 12
 		ls "$F"/crash-"$t"-* 2>/dev/null | sed 's/^/  artefact: /'
 	fi
 	echo "fuzz_$t: $st execs=${execs:-0} exec/s=${speed:-0} cov=${cov:-0} ft=${ft:-0} corpus=${corp:-0} (${S}s)"

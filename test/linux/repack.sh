@@ -52,6 +52,16 @@ got=$(stat -c %s "$tmp/vmlinux.bin")
 [ "$got" = "$want" ] || die "decompressed $got bytes, the image says $want"
 [ "$(od -An -c -N 4 "$tmp/vmlinux.bin" | tr -d ' \n')" = 177ELF ] ||
 	die "decompressed payload is not ELF"
+# facts the boot tests compare with the kernel's own report: the link
+# addresses of .text and of .brk (which setup_arch reserves by itself)
+command -v readelf >/dev/null || die "readelf not found (Debian package binutils)"
+sec() {
+	readelf -SW "$tmp/vmlinux.bin" |
+		sed -n "s/^ *\[ *[0-9]*\] \\$1  *[A-Z]*  *\([0-9a-f]*\) .*/\1/p"
+}
+text=$(sec .text) brk=$(sec .brk)
+[ -n "$text" ] && [ -n "$brk" ] || die "no .text/.brk section headers in vmlinux.bin"
+printf 'text_link=0x%s\nbrk_link=0x%s\n' "$text" "$brk" >"$out.facts" || die "cannot write $out.facts"
 gzip -n -6 <"$tmp/vmlinux.bin" >"$tmp/out.gz" || die "gzip failed"
 mv "$tmp/out.gz" "$out" || die "cannot write $out"
 echo "repack.sh: $in -> $out ($got bytes of vmlinux.bin + relocations, $(stat -c %s "$out") gzipped)" >&2

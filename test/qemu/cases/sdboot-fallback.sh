@@ -9,7 +9,7 @@
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 [ -f "$SDBOOT" ] || fail "no $SDBOOT (make deps installs systemd-boot-efi)"
 bad=$WORK/$NAME.bad.elf
-cat "$P/kernel-pie.elf" >"$bad"
+head -c 3000 "$P/kernel-pie.elf" >"$bad"
 printf 'default bad.conf\ntimeout 0\n' >"$WORK/$NAME.loader1.conf"
 printf 'default good.conf\ntimeout 0\n' >"$WORK/$NAME.loader2.conf"
 printf '%s\n' 'title kaslr-loader, truncated kernel' 'efi /EFI/kaslr/kaslr-loader.efi' \
