@@ -79,6 +79,7 @@ all: $(BUILD)/BOOTX64.EFI payloads
 loader: $(BUILD)/BOOTX64.EFI
 
 -include payload/payload.mk
+-include test/fuzz/fuzz.mk
 # make bench [BENCH_QUICK=1]: benchmarks (test/bench/bench.mk)
 include test/bench/bench.mk
 

@@ -46,7 +46,8 @@ enum ldr_err options_from_ucs2(const void *bytes, uint64_t nbytes, char *out,
 			       size_t cap, size_t *ret_len);
 
 /*
- * Parse a load-options line (len bytes, need not be NUL-terminated) into o,
+ * Parse a load-options line (len bytes, need not be NUL-terminated; a NUL
+ * ends the text) into o,
  * overriding what is there.  A first word ending in ".efi" without '=' is the
  * image's own path (the UEFI shell passes argv[0]) and is skipped.
  * Errors: LDR_E_OPT_UNKNOWN, LDR_E_OPT_VALUE, LDR_E_OPT_TOO_LONG; o->bad
@@ -54,7 +55,7 @@ enum ldr_err options_from_ucs2(const void *bytes, uint64_t nbytes, char *out,
  */
 enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len);
 
-/* Parse kaslr.conf text.  Same errors; o->bad names the key. */
+/* Parse kaslr.conf text (a NUL ends it).  Same errors; o->bad names the key. */
 enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t len);
 
 /*

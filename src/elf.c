@@ -614,7 +614,10 @@ enum ldr_err elf_load(const struct elf_image *img, void *dest, uint64_t dest_siz
 		const struct elf_segment *s = &img->seg[i];
 
 		memset(d + cur, 0, (size_t)(s->load_off - cur));
-		memcpy(d + s->load_off, img->file + s->offset, (size_t)s->filesz);
+		/* a BSS-only segment's p_offset is never checked against the
+		 * file (nothing is read), so no pointer is formed from it */
+		if (s->filesz)
+			memcpy(d + s->load_off, img->file + s->offset, (size_t)s->filesz);
 		cur = s->load_off + s->filesz;
 	}
 	memset(d + cur, 0, (size_t)(img->load_size - cur));

@@ -68,19 +68,20 @@ timed_boot() {
 	echo "$t_bds $t_hit"
 }
 
-# time_rows ITEM RUNS WHAT TIMES_FILE: rows from "T_BDS T_HIT" lines
+# time_rows ITEM RUNS TARGET TIMES_FILE: rows from "T_BDS T_HIT" lines
 time_rows() {
 	local item=$1 runs=$2 what=$3 f=$4
+	row boot "$item" "target line" "$what"
 	row boot "$item" "runs" "$runs"
 	row boot "$item" "reached" "$(awk '$2 != "-"' "$f" | wc -l)"
 	set -- $(awk '$2 != "-" {print $2}' "$f" | stats)
-	row boot "$item" "to $what median s" "$1"
+	row boot "$item" "median s" "$1"
 	row boot "$item" "min s" "$2"
 	row boot "$item" "max s" "$3"
 	set -- $(awk '$1 != "-" {print $1}' "$f" | stats)
-	row boot "$item" "to BdsDxe start median s" "$1"
+	row boot "$item" "firmware: to BdsDxe start median s" "$1"
 	set -- $(awk '$1 != "-" && $2 != "-" {print $2 - $1}' "$f" | stats)
-	row boot "$item" "BdsDxe start to $what median s" "$1"
+	row boot "$item" "BdsDxe start to target median s" "$1"
 }
 
 # step_rows ITEM LOG: the loader's "time: STEP N us" lines as rows
@@ -110,7 +111,7 @@ test/qemu/mkesp.sh "$esp" "$B/BOOTX64.EFI" "$PAYLOAD" >/dev/null 2>&1 ||
 for i in $(seq 1 "$RUNS"); do
 	timed_boot "$esp" "$W/payload-$i.log" 'payload: PASS' >>"$W/times.txt"
 done
-time_rows "$ITEM" "$RUNS" PASS "$W/times.txt"
+time_rows "$ITEM" "$RUNS" "payload: PASS" "$W/times.txt"
 
 printf 'verbose\n' >"$W/verbose.conf"
 vesp=$W/payload-verbose.img
@@ -157,16 +158,44 @@ else
 fi
 
 if [ -s "$LINUX" ] && [ -x test/linux/compare-boot.sh ]; then
-	# its own format; every "label: number [unit]" line becomes a row
-	test/linux/compare-boot.sh >"$W/compare-boot.txt" 2>&1
+	# its lines: "compare-boot: NAME (WHAT): T1 T2 ... s; mean M s" per way
+	# of booting, then "compare-boot: ratio A / B = R"
+	echo "bench: test/linux/compare-boot.sh $LRUNS" >&2
+	BUILD=$B test/linux/compare-boot.sh "$LRUNS" >"$W/compare-boot.txt" 2>&1
 	rc=$?
-	n=0
-	while IFS='|' read -r label value; do
-		row linux-boot "compare-boot.sh" "$label" "$value"; n=$((n + 1))
-	done < <(tr -d '\r' <"$W/compare-boot.txt" |
-		sed -n 's/^ *\([A-Za-z][^:=]*[A-Za-z)]\) *[:=] *\([0-9][0-9.]*\( *[a-z%]*\)\?\) *$/\1|\2/p')
-	[ "$n" -gt 0 ] || row linux-boot "compare-boot.sh" "result" \
-		"error: no 'label: number' lines (exit $rc; see $W/compare-boot.txt)"
+	tr -d '\r' <"$W/compare-boot.txt" | awk -v rc="$rc" -v f="$W/compare-boot.txt" '
+		function med(s,   n, v, i, j, t) {
+			n = split(s, v, " ")
+			for (i = 1; i <= n; i++)
+				for (j = i + 1; j <= n; j++)
+					if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
+			return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+		}
+		/^compare-boot: FAIL/ { sub(/^compare-boot: /, ""); fail = $0; next }
+		/^compare-boot: .*\): .* s; mean [0-9.]+ s/ {
+			line = $0
+			sub(/^compare-boot: +/, "", line)
+			name = line; sub(/: .*/, "", name); gsub(/  +/, " ", name)
+			runs = line; sub(/^[^:]*: +/, "", runs); sub(/ s;.*/, "", runs)
+			mean = line; sub(/.*mean /, "", mean); sub(/ s$/, "", mean)
+			n++; nm[n] = name; md[n] = med(runs)
+			printf "linux-boot,%s,runs s,%s\n", name, runs
+			printf "linux-boot,%s,median s,%.2f\n", name, md[n]
+			printf "linux-boot,%s,mean s,%s\n", name, mean
+			next
+		}
+		/^compare-boot: ratio .* = [0-9.]+$/ { ratio = $NF }
+		END {
+			if (n >= 2) {
+				printf "linux-boot,%s / %s,ratio of means,%s\n", nm[1], nm[2], ratio
+				printf "linux-boot,%s / %s,ratio of medians,%.2f\n", nm[1], nm[2], md[1] / md[2]
+			} else if (fail != "") {
+				gsub(/,/, ";", fail)
+				printf "linux-boot,compare-boot.sh,result,error: %s\n", fail
+			} else {
+				printf "linux-boot,compare-boot.sh,result,error: unrecognised output (exit %s; see %s)\n", rc, f
+			}
+		}'
 elif [ -s "$LINUX" ]; then
 	row linux-boot "compare-boot.sh" "result" "n/a (test/linux/compare-boot.sh not there yet)"
 else

@@ -20,7 +20,8 @@ BEGIN {
 	title["uniformity"] = "Uniformity of slot choices"
 	note["uniformity"] = "slot_pick() with drbg_below() on a fixed seed; chi2 against uniform, z = (chi2 - df) / sqrt(2 df): |z| < 3 is consistent with uniform"
 	title["boot"] = "Boot under QEMU + OVMF (TCG, no KVM; wall seconds)"
-	note["boot"] = "from starting test/qemu/boot.sh to the payload's PASS line on the serial console"
+	note["boot"] = "from starting test/qemu/boot.sh to the target line on the serial console (the payload's PASS, or the Linux banner " \
+		"booted by this loader, quiet); OVMF's \"BdsDxe: starting\" line splits firmware time from loader + kernel time"
 	title["boot-steps"] = "The loader's own time per step (verbose boot; us)"
 	note["boot-steps"] = "TSC calibrated against BS->Stall; verbose output (the memory map dump) is part of the time measured"
 	title["linux-boot"] = "Linux: this loader against systemd-boot + the kernel's EFI stub"

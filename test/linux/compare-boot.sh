@@ -40,14 +40,19 @@ one() {
 		--until 'Linux version' "$W/$1.img" 2>/dev/null
 	rc=$?
 	t1=$(date +%s%N)
-	[ "$rc" = 0 ] || die "$1: no 'Linux version' (boot.sh status $rc); see $log"
+	if [ "$rc" != 0 ]; then
+		echo "compare-boot: FAIL: $1: no 'Linux version' (boot.sh status $rc); see $log" >&2
+		return 1
+	fi
 	echo $(((t1 - t0) / 1000000)) | awk '{ printf "%.3f", $1 / 1000 }'
 }
 
 ka= sd=
 for i in $(seq "$runs"); do
-	ka="$ka $(one kaslr)" || exit 1
-	sd="$sd $(one sdboot)" || exit 1
+	t=$(one kaslr) || exit 1
+	ka="$ka $t"
+	t=$(one sdboot) || exit 1
+	sd="$sd $t"
 done
 mean() { echo "$@" | tr ' ' '\n' | awk 'NF { s += $1; n++ } END { printf "%.2f", s / n }'; }
 mk=$(mean $ka) ms=$(mean $sd)

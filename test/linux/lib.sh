@@ -15,15 +15,16 @@ LINUX_CMDLINE='console=ttyS0 panic=-1 memblock=debug'
 LINUX_UNTIL='Kernel Offset|end Kernel panic'
 LINUX_TIMEOUT=${LINUX_TIMEOUT:-300}
 
-# linux_esp: fetch the kernel (cached) and build this case's ESP with a
-# kaslr.conf beside the loader.  Sets LINUX_ESP, TEXT_LINK, BRK_LINK.
+# linux_esp [CONF-LINE...]: fetch the kernel (cached) and build this case's
+# ESP with a kaslr.conf beside the loader (plus the given lines).
+# Sets LINUX_ESP, TEXT_LINK, BRK_LINK.
 linux_esp() {
 	local gz cf
 	gz=$(test/linux/fetch.sh) || fail "no Debian kernel: test/linux/fetch.sh failed (message above)"
 	# shellcheck disable=SC1090
 	. "$gz.facts" || fail "missing $gz.facts"
 	TEXT_LINK=$text_link BRK_LINK=$brk_link
-	cf=$(conf 'kernel vmlinux.gz' verbose "cmdline $LINUX_CMDLINE")
+	cf=$(conf 'kernel vmlinux.gz' verbose "$@" "cmdline $LINUX_CMDLINE")
 	LINUX_ESP=$(mkesp "$NAME" - EFI/BOOT/vmlinux.gz="$gz" EFI/BOOT/kaslr.conf="$cf")
 }
 
