@@ -10,7 +10,7 @@ BUILD   := build
 # Debian packages every tier needs; `make deps` installs the missing ones.
 DEB_PKGS := gnu-efi zlib1g-dev ovmf qemu-system-x86 mtools dosfstools \
             systemd-boot-efi sbsigntool clang libclang-rt-14-dev gcc make binutils gzip \
-            coreutils grep gawk fdisk openssl
+            coreutils grep gawk fdisk openssl xz-utils util-linux
 
 WARN := -Wall -Wextra -Werror
 

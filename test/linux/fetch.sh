@@ -28,8 +28,16 @@ fi
 command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
 	die "apt-get/dpkg-deb missing: the Linux boot tests need a Debian host"
 # the metapackage's dependency names the current ABI
-dep=$(apt-cache depends linux-image-amd64 2>/dev/null |
-	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n 1)
+resolve() {
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n 1
+}
+dep=$(resolve)
+if [ -z "$dep" ] && [ "$(id -u)" -eq 0 ]; then
+	# package lists never fetched on this machine: fetch them once
+	echo "fetch.sh: apt-get update (linux-image-amd64 unknown)" >&2
+	apt-get update -qq >&2 && dep=$(resolve)
+fi
 [ -n "$dep" ] || die "apt-cache does not know linux-image-amd64: run apt-get update (is the Debian registry reachable?)"
 pkg=$dep-unsigned
 apt-cache show "$pkg" >/dev/null 2>&1 ||

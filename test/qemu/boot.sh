@@ -58,10 +58,10 @@ deadline=$((SECONDS + timeout))
 rc=
 while kill -0 "$pid" 2>/dev/null; do
 	if [ -n "$until" ] && tr -d '\r' <"$log" | grep -Eq -- "$until"; then
-		sleep 0.5; kill "$pid"; wait "$pid" 2>/dev/null; rc=0; break
+		sleep 0.5; kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rc=0; break
 	fi
 	if [ "$SECONDS" -ge "$deadline" ]; then
-		kill "$pid"; wait "$pid" 2>/dev/null; rc=124; break
+		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rc=124; break
 	fi
 	sleep 0.2
 done
