@@ -134,7 +134,7 @@ static EFI_STATUS ho_build_tables(struct loader *L, uint8_t *block, struct pt *p
 			      .to_virt = ho_to_virt, .ctx = pool };
 	struct efi_mmap m;
 	struct mem_region *e820 = NULL;
-	size_t n = 0, cap, i;
+	size_t n = 0, i;
 	uint64_t img, img_size;
 	enum ldr_err err;
 	EFI_STATUS st;
@@ -145,17 +145,9 @@ static EFI_STATUS ho_build_tables(struct loader *L, uint8_t *block, struct pt *p
 	st = mmap_get(&m);
 	if (EFI_ERROR(st))
 		return log_efi(st, L"GetMemoryMap");
-	cap = 3 * (m.size / m.desc_size) + 8;
-	e820 = AllocatePool(cap * sizeof(*e820));
-	if (!e820) {
-		st = log_efi(EFI_OUT_OF_RESOURCES, L"AllocatePool");
+	st = mmap_convert(&m, e820_from_efi, &e820, &n);
+	if (EFI_ERROR(st))
 		goto out;
-	}
-	err = e820_from_efi(m.buf, m.size, m.desc_size, e820, cap, &n);
-	if (err != LDR_OK) {
-		st = log_ldr(EFI_DEVICE_ERROR, err, L"firmware memory map");
-		goto out;
-	}
 	err = pt_map_range(pt, 0, 0, 4 * GIB, PT_W);
 	for (i = 0; err == LDR_OK && i < n; i++) {
 		uint64_t lo = ldr_align_down(e820[i].addr, PAGE_SIZE);

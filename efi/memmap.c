@@ -3,6 +3,7 @@
  * made after the call (each can split a descriptor in two).
  */
 #include "memmap.h"
+#include "log.h"
 
 /* descriptors of slack: AllocatePool for the buffer itself adds one or two */
 #define MMAP_SLACK_DESCS 64
@@ -60,4 +61,24 @@ void mmap_free(struct efi_mmap *m)
 	if (m->buf)
 		FreePool(m->buf);
 	m->buf = NULL;
+}
+
+EFI_STATUS mmap_convert(const struct efi_mmap *m, mmap_convert_fn conv,
+			struct mem_region **ret_regions, size_t *ret_count)
+{
+	size_t cap = E820_CAP_FOR(m->size / m->desc_size) + 8, n = 0;
+	struct mem_region *r;
+	enum ldr_err err;
+
+	r = AllocatePool(cap * sizeof(*r));
+	if (!r)
+		return log_efi(EFI_OUT_OF_RESOURCES, L"AllocatePool for the memory map");
+	err = conv(m->buf, m->size, m->desc_size, r, cap, &n);
+	if (err != LDR_OK) {
+		FreePool(r);
+		return log_ldr(EFI_DEVICE_ERROR, err, L"firmware memory map");
+	}
+	*ret_regions = r;
+	*ret_count = n;
+	return EFI_SUCCESS;
 }

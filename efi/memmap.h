@@ -8,6 +8,8 @@
 #include <efi.h>
 #include <efilib.h>
 
+#include "e820.h"
+
 struct efi_mmap {
 	void *buf;
 	UINTN cap;  /* bytes allocated at buf */
@@ -31,5 +33,17 @@ EFI_STATUS mmap_refresh(struct efi_mmap *m);
 void mmap_init_static(struct efi_mmap *m, void *buf, UINTN cap);
 
 void mmap_free(struct efi_mmap *m);
+
+/* e820_from_efi, e820_protocol_from_efi or e820_free_from_efi */
+typedef enum ldr_err (*mmap_convert_fn)(const void *map, uint64_t map_size,
+					uint64_t desc_size, struct mem_region *out,
+					size_t out_cap, size_t *ret_count);
+
+/*
+ * Convert m with conv into a pool-allocated array (*ret_regions, FreePool
+ * it) of *ret_count entries.  Logs its own errors.
+ */
+EFI_STATUS mmap_convert(const struct efi_mmap *m, mmap_convert_fn conv,
+			struct mem_region **ret_regions, size_t *ret_count);
 
 #endif

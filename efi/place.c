@@ -85,7 +85,7 @@ static EFI_STATUS place_physical(struct loader *L)
 	struct efi_mmap m;
 	struct mem_region *free_r = NULL;
 	struct mem_region avoid[PLACE_AVOID_MAX];
-	size_t nfree = 0, cap, navoid = 0;
+	size_t nfree = 0, navoid = 0;
 	struct slot_params sp;
 	enum ldr_err err;
 	EFI_STATUS st;
@@ -94,17 +94,9 @@ static EFI_STATUS place_physical(struct loader *L)
 	st = mmap_get(&m);
 	if (EFI_ERROR(st))
 		return log_efi(st, L"GetMemoryMap");
-	cap = 3 * (m.size / m.desc_size) + 8;
-	free_r = AllocatePool(cap * sizeof(*free_r));
-	if (!free_r) {
-		st = log_efi(EFI_OUT_OF_RESOURCES, L"AllocatePool for the free-memory list");
+	st = mmap_convert(&m, e820_free_from_efi, &free_r, &nfree);
+	if (EFI_ERROR(st))
 		goto out;
-	}
-	err = e820_free_from_efi(m.buf, m.size, m.desc_size, free_r, cap, &nfree);
-	if (err != LDR_OK) {
-		st = log_ldr(EFI_DEVICE_ERROR, err, L"firmware memory map");
-		goto out;
-	}
 
 	/* the loader's own image: already not free, listed to say so */
 	avoid[navoid].addr = (uint64_t)(UINTN)L->li->ImageBase;
@@ -122,17 +114,16 @@ static EFI_STATUS place_physical(struct loader *L)
 	sp.avoid = avoid;
 	sp.navoid = navoid;
 	if (log_verbose) {
-		struct mem_region *e820 = AllocatePool(cap * sizeof(*e820));
+		struct mem_region *e820;
 		size_t ne = 0;
 
 		place_log_efi_map(&m);
-		if (e820 && e820_from_efi(m.buf, m.size, m.desc_size, e820, cap, &ne) == LDR_OK) {
+		if (!EFI_ERROR(mmap_convert(&m, e820_from_efi, &e820, &ne))) {
 			place_log_regions(e820, ne, L"e820", NULL);
 			log_info(L"theoretical positions (all RAM above kaslr.min): %ld",
 				 slot_theoretical(e820, ne, &sp));
-		}
-		if (e820)
 			FreePool(e820);
+		}
 		place_log_regions(free_r, nfree, L"free", &sp);
 	}
 
