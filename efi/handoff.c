@@ -263,6 +263,22 @@ static enum ldr_err ho_final_map(struct kaslr_boot_info *info, uint8_t *block,
 	return LDR_OK;
 }
 
+/*
+ * After ExitBootServices there is no caller to return to: the firmware's
+ * services are gone.  Say what failed on the serial port and halt.
+ */
+static void ho_fatal(const char *what, enum ldr_err err) __attribute__((noreturn));
+static void ho_fatal(const char *what, enum ldr_err err)
+{
+	serial_puts("kaslr-loader: fatal after ExitBootServices: ");
+	serial_puts(what);
+	serial_puts(": ");
+	serial_puts(ldr_strerror(err));
+	serial_puts("; halting\n");
+	for (;;)
+		__asm__ volatile("cli; hlt");
+}
+
 EFI_STATUS handoff_boot(struct loader *L)
 {
 	EFI_PHYSICAL_ADDRESS blk = 0;
@@ -382,25 +398,15 @@ EFI_STATUS handoff_boot(struct loader *L)
 	info->efi_desc_size = m.desc_size;
 	info->efi_desc_version = m.desc_version;
 	err = ho_final_map(info, block, &m);
-	if (err != LDR_OK) {
-		serial_puts("kaslr-loader: fatal: final memory map: ");
-		serial_puts(ldr_strerror(err));
-		serial_puts("; halting\n");
-		for (;;)
-			__asm__ volatile("cli; hlt");
-	}
+	if (err != LDR_OK)
+		ho_fatal("final memory map", err);
 	if (L->linux_mode) {
 		uint64_t bp = 0;
 
 		/* Linux protocol: RSI (and RDI) = boot_params */
 		err = linux_finish(L, &m, info->acpi_rsdp, &bp);
-		if (err != LDR_OK) {
-			serial_puts("kaslr-loader: fatal: Linux boot_params: ");
-			serial_puts(ldr_strerror(err));
-			serial_puts("; halting\n");
-			for (;;)
-				__asm__ volatile("cli; hlt");
-		}
+		if (err != LDR_OK)
+			ho_fatal("Linux boot_params", err);
 		handoff_jump(pt.pml4_phys, gdtr, idtr, info->stack_top + 8, L->entry, bp);
 	}
 	handoff_jump(pt.pml4_phys, gdtr, idtr, info->stack_top + 8, L->entry,
