@@ -41,6 +41,11 @@ if [ -x test/fuzz/run-smoke.sh ]; then
 	count "$out/fuzz.txt"
 fi
 
+echo "== bench smoke (make bench runs; no numbers asserted)"
+test/bench/smoke.sh >"$out/bench.txt" 2>&1
+tail -n 2 "$out/bench.txt"
+count "$out/bench.txt"
+
 echo "== tier 3: QEMU + OVMF boots"
 cases=$(test/qemu/cases.list)
 printf '%s\n' $cases | xargs -P 2 -I{} sh -c 'test/qemu/case.sh {} > '"$out"'/boot-{}.txt 2>&1'

@@ -6,6 +6,7 @@
 #   BENCH_QUICK=1   few samples, fewer draws, no QEMU and no Linux kernel
 #                   (what test/bench/smoke.sh runs)
 #   BENCH_BOOTS=N   quiet QEMU boots to time (default 5)
+#   BENCH_OUT=DIR   where the CSV, Markdown and SVG go (default build/bench)
 #   BENCH_LINUX=F   the repacked Linux kernel (default build/linux/vmlinux.gz,
 #                   made by test/linux/fetch.sh)
 # Benchmarks never fail on a number: a missing input or a failed step is a
@@ -21,9 +22,12 @@ NA_LINUX="n/a (run test/linux/fetch.sh)"
 QUICK=${BENCH_QUICK:-}
 [ "$QUICK" = 0 ] && QUICK=
 mkdir -p "$D"
-csv=$D/bench.csv
-tmp=$D/bench.csv.part
+O=${BENCH_OUT:-$D}
+mkdir -p "$O"
+csv=$O/bench.csv
+tmp=$O/bench.csv.part
 : >"$tmp"
+: >"$O/bench.err"
 
 # CSV fields never hold commas or quotes: both become ';'
 csvf() { printf '%s' "$1" | tr ',"' ';;'; }
@@ -70,7 +74,7 @@ if [ -s "$LINUX" ] && [ -z "$QUICK" ]; then
 	fi
 fi
 echo "bench: pipeline (${#inputs[@]} inputs, $samples samples each)" >&2
-"$D/bench_pipeline" -n "$samples" -m "$min_ms" "${inputs[@]}" >>"$tmp" 2>>"$D/bench.err"
+"$D/bench_pipeline" -n "$samples" -m "$min_ms" "${inputs[@]}" >>"$tmp" 2>>"$O/bench.err"
 if [ ! -s "$LINUX" ]; then
 	row pipeline "vmlinux.gz (Linux)" "pipeline ms" "$NA_LINUX"
 elif [ -n "$QUICK" ]; then
@@ -80,9 +84,9 @@ fi
 # ---- entropy and uniformity on the captured maps
 echo "bench: entropy and uniformity" >&2
 "$D/bench_entropy" "$P/kernel-pie.elf" "$P/kernel-high.elf" test/fixtures/*.mmap \
-	>>"$tmp" 2>>"$D/bench.err"
+	>>"$tmp" 2>>"$O/bench.err"
 "$D/bench_plot" -d "$draws" test/fixtures/ovmf-q35-2G.mmap "$P/kernel-pie.elf" \
-	"$D/slots-2G.svg" >>"$tmp" 2>>"$D/bench.err"
+	"$O/slots-2G.svg" >>"$tmp" 2>>"$O/bench.err"
 
 # ---- boots under QEMU
 if [ -n "$QUICK" ]; then
@@ -91,7 +95,7 @@ if [ -n "$QUICK" ]; then
 	row linux-boot "compare-boot.sh" "result" "n/a (skipped: BENCH_QUICK)"
 else
 	echo "bench: QEMU boots (${BENCH_BOOTS:-5} timed + verbose; a few minutes)" >&2
-	BUILD=$B test/bench/boot.sh >>"$tmp" 2>>"$D/bench.err"
+	BUILD=$B test/bench/boot.sh >>"$tmp" 2>>"$O/bench.err"
 fi
 
 # ---- size
@@ -106,7 +110,7 @@ fi
 
 { echo "section,item,metric,value"; cat "$tmp"; } >"$csv"
 rm -f "$tmp"
-awk -F, -f test/bench/render.awk "$csv" >"$D/bench.md"
-cat "$D/bench.md"
-echo "bench: wrote $csv, $D/bench.md, $D/slots-2G.svg"
+awk -F, -f test/bench/render.awk "$csv" >"$O/bench.md"
+cat "$O/bench.md"
+echo "bench: wrote $csv, $O/bench.md, $O/slots-2G.svg"
 exit 0

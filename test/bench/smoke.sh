@@ -8,7 +8,8 @@ set -u
 export LC_ALL=C
 cd "$(dirname "$0")/../.."
 B=${BUILD:-build}
-D=$B/bench
+# its own output directory: a quick run must not replace a full run's tables
+D=$B/bench/smoke
 csv=$D/bench.csv
 md=$D/bench.md
 svg=$D/slots-2G.svg
@@ -29,7 +30,8 @@ is_num() { printf '%s' "$1" | grep -Eq '^-?[0-9]+(\.[0-9]+)?$'; }
 num_or_na() { is_num "$1" || case $1 in "n/a"*) true ;; *) false ;; esac; }
 
 rm -f "$csv" "$md" "$svg"
-make --no-print-directory bench BENCH_QUICK=1 BUILD="$B" >"$log" 2>&1
+mkdir -p "$D"
+BENCH_OUT=$D make --no-print-directory bench BENCH_QUICK=1 BUILD="$B" >"$log" 2>&1
 rc=$?
 check "make-bench-runs" "make bench BENCH_QUICK=1 exited $rc (see $log)" test "$rc" -eq 0
 check "csv-written" "$csv missing or empty" test -s "$csv"
