@@ -133,9 +133,10 @@ EFI_STATUS file_path_beside_image(EFI_LOADED_IMAGE *li, const CHAR16 *name,
 		return EFI_BUFFER_TOO_SMALL;
 	}
 	if (dir_len == 0 || self[0] != L'\\') {
+		/* no directory, or a path without its leading '\': add one */
 		out[0] = L'\\';
-		dir_len = dir_len ? dir_len : 0;
-		CopyMem(out + 1, self, dir_len * sizeof(CHAR16));
+		if (dir_len)
+			CopyMem(out + 1, self, dir_len * sizeof(CHAR16));
 		dir_len++;
 	} else {
 		CopyMem(out, self, dir_len * sizeof(CHAR16));
