@@ -44,8 +44,13 @@
 /* page-table pages come from chunks of this many pages */
 #define HO_PT_CHUNK 32
 
+/* enough chunks for the identity map of 16 TiB with 2 MiB pages */
+#define HO_PT_CHUNKS_MAX 256
+
 struct ho_pt_pool {
 	uint64_t next, end; /* physical */
+	unsigned nchunks;   /* kept so that a failed boot gives them back */
+	uint64_t chunk[HO_PT_CHUNKS_MAX];
 };
 
 struct __attribute__((packed)) ho_dtr {
@@ -65,10 +70,12 @@ static void *ho_pt_page(void *ctx)
 	if (p->next == p->end) {
 		EFI_PHYSICAL_ADDRESS a = 0;
 
-		if (EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages,
+		if (p->nchunks == HO_PT_CHUNKS_MAX ||
+		    EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages,
 						(EFI_MEMORY_TYPE)LDR_EFI_MT_RECLAIM,
 						HO_PT_CHUNK, &a)))
 			return NULL;
+		p->chunk[p->nchunks++] = a;
 		p->next = a;
 		p->end = a + HO_PT_CHUNK * PAGE_SIZE;
 	}
@@ -284,7 +291,7 @@ EFI_STATUS handoff_boot(struct loader *L)
 	EFI_PHYSICAL_ADDRESS blk = 0;
 	uint8_t *block;
 	struct kaslr_boot_info *info;
-	struct ho_pt_pool pool = { 0, 0 };
+	static struct ho_pt_pool pool;
 	struct pt pt;
 	struct efi_mmap m;
 	struct exc_facts facts;
@@ -413,6 +420,8 @@ EFI_STATUS handoff_boot(struct loader *L)
 		     ptr_to_phys(info));
 fail:
 	linux_release(L);
+	while (pool.nchunks)
+		uefi_call_wrapper(BS->FreePages, 2, pool.chunk[--pool.nchunks], HO_PT_CHUNK);
 	uefi_call_wrapper(BS->FreePages, 2, blk, HO_PAGES);
 	return st;
 }
