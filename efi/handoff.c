@@ -28,7 +28,8 @@
 #define HO_INFO_PAGE    0
 #define HO_IDT_PAGE     1
 #define HO_MMAP_PAGE    2
-#define HO_MMAP_PAGES   8
+/* room for E820_CAP_FOR() of a full HO_EFIMAP_PAGES map of 40-byte descriptors */
+#define HO_MMAP_PAGES   40
 #define HO_CMDLINE_PAGE (HO_MMAP_PAGE + HO_MMAP_PAGES)
 #define HO_EFIMAP_PAGE  (HO_CMDLINE_PAGE + 1)
 #define HO_EFIMAP_PAGES 16
@@ -135,7 +136,7 @@ static uint32_t ho_seg_flags(uint32_t pf)
  *  - the page below the stack left unmapped as a guard.
  */
 static EFI_STATUS ho_build_tables(struct loader *L, uint8_t *block, struct pt *pt,
-				  struct ho_pt_pool *pool)
+				  struct ho_pt_pool *pool, struct kb_framebuffer *info_fb)
 {
 	struct pt_alloc a = { .page = ho_pt_page, .to_phys = ho_to_phys,
 			      .to_virt = ho_to_virt, .ctx = pool };
@@ -186,6 +187,16 @@ static EFI_STATUS ho_build_tables(struct loader *L, uint8_t *block, struct pt *p
 			st = log_ldr(EFI_LOAD_ERROR, err, L"mapping kernel segment %d", (int)i);
 			goto out;
 		}
+	}
+	/* a GOP framebuffer above 4 GiB (large BARs) is not RAM: map it too */
+	if (info_fb && info_fb->base && info_fb->size &&
+	    info_fb->base + info_fb->size > 4 * GIB && info_fb->base + info_fb->size > info_fb->base) {
+		uint64_t lo = ldr_align_down(info_fb->base, PAGE_SIZE);
+		uint64_t hi = ldr_align_up(info_fb->base + info_fb->size, PAGE_SIZE);
+
+		err = pt_map_range(pt, lo, lo, hi - lo, PT_W);
+		if (err != LDR_OK)
+			info_fb->base = 0; /* unmappable: the kernel gets no framebuffer */
 	}
 	img = ldr_align_down((uint64_t)(UINTN)L->li->ImageBase, PAGE_SIZE);
 	img_size = ldr_align_up((uint64_t)(UINTN)L->li->ImageBase + L->li->ImageSize,
@@ -279,8 +290,10 @@ static void ho_fatal(const char *what, enum ldr_err err)
 {
 	serial_puts("kaslr-loader: fatal after ExitBootServices: ");
 	serial_puts(what);
-	serial_puts(": ");
-	serial_puts(ldr_strerror(err));
+	if (err != LDR_OK) {
+		serial_puts(": ");
+		serial_puts(ldr_strerror(err));
+	}
 	serial_puts("; halting\n");
 	for (;;)
 		__asm__ volatile("cli; hlt");
@@ -354,7 +367,7 @@ EFI_STATUS handoff_boot(struct loader *L)
 	idtr->limit = 256 * 16 - 1;
 	idtr->base = LDR_IDT_ALIAS;
 
-	st = ho_build_tables(L, block, &pt, &pool);
+	st = ho_build_tables(L, block, &pt, &pool, &info->fb);
 	if (EFI_ERROR(st))
 		goto fail;
 	info->pml4 = pt.pml4_phys;
@@ -382,21 +395,26 @@ EFI_STATUS handoff_boot(struct loader *L)
 	/* The map key goes stale whenever firmware allocates (e.g. a timer
 	 * event): fetch the map again, without allocating, and retry. */
 	mmap_init_static(&m, block + HO_EFIMAP_PAGE * PAGE_SIZE, HO_EFIMAP_PAGES * PAGE_SIZE);
+	st = mmap_refresh(&m);
+	if (EFI_ERROR(st)) {
+		log_efi(st, L"GetMemoryMap (final)");
+		goto fail;
+	}
 	for (tries = 0; tries < 4; tries++) {
-		st = mmap_refresh(&m);
-		if (EFI_ERROR(st))
-			break;
 		st = uefi_call_wrapper(BS->ExitBootServices, 2, L->image, m.key);
 		if (!EFI_ERROR(st))
 			break;
+		/*
+		 * UEFI 7.4: after a failed ExitBootServices firmware may have
+		 * stopped some services; only GetMemoryMap and ExitBootServices
+		 * may be called.  There is no safe way back to the caller now.
+		 */
+		st = mmap_refresh(&m);
+		if (EFI_ERROR(st))
+			ho_fatal("GetMemoryMap after a failed ExitBootServices", LDR_OK);
 	}
-	if (EFI_ERROR(st)) {
-		if (tries == 0)
-			log_efi(st, L"GetMemoryMap (final)");
-		else
-			log_efi(st, L"ExitBootServices");
-		goto fail;
-	}
+	if (EFI_ERROR(st))
+		ho_fatal("ExitBootServices refused four fresh map keys", LDR_OK);
 
 	/* Boot services are gone: from here only the serial port speaks. */
 	zglue_leave();

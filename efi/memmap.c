@@ -48,10 +48,12 @@ EFI_STATUS mmap_get(struct efi_mmap *m)
 		if (!m->buf)
 			return EFI_OUT_OF_RESOURCES;
 		st = mmap_refresh(m);
+		if (st == EFI_SUCCESS)
+			return st;
+		FreePool(m->buf); /* on any error: the caller gets no buffer */
+		m->buf = NULL;
 		if (st != EFI_BUFFER_TOO_SMALL)
 			return st;
-		FreePool(m->buf);
-		m->buf = NULL;
 	}
 	return EFI_BUFFER_TOO_SMALL;
 }

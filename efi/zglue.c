@@ -32,6 +32,8 @@ static uint64_t zglue_tcb[8] __attribute__((aligned(64)));
 static uint64_t zglue_saved_fs;
 static int zglue_active;
 static EFI_HANDLE zglue_image;
+static EFI_TPL zglue_old_tpl;
+static int zglue_in_zlib; /* inside the guard: allocations come from the arena */
 
 static uint64_t zglue_rdmsr(uint32_t msr)
 {
@@ -70,6 +72,12 @@ void zglue_leave(void)
 void __stack_chk_fail(void) __attribute__((noreturn));
 void __stack_chk_fail(void)
 {
+	/* reached from inside zlib, at TPL_HIGH_LEVEL: come down first, or
+	 * neither ConOut nor Exit may be called */
+	if (zglue_in_zlib) {
+		zglue_in_zlib = 0;
+		uefi_call_wrapper(BS->RestoreTPL, 1, zglue_old_tpl);
+	}
 	zglue_leave();
 	log_fail(EFI_SECURITY_VIOLATION,
 		 L"stack corruption detected while decompressing the kernel; giving control back to firmware");
@@ -114,8 +122,6 @@ static uint8_t zglue_arena[ZGLUE_ARENA] __attribute__((aligned(16)));
 static UINTN zglue_arena_used;
 static unsigned zglue_arena_live;
 
-static EFI_TPL zglue_old_tpl;
-static int zglue_in_zlib; /* inside the guard: allocations come from the arena */
 
 static void *zglue_alloc_fn(void *ctx, uint64_t size)
 {

@@ -35,9 +35,14 @@ static enum ldr_err note_scan(const struct elf_image *img, uint64_t off, uint64_
 		uint64_t npad = ldr_align_up(namesz, align), dpad = ldr_align_up(descsz, align);
 		uint64_t body = size - pos - 12;
 
-		/* namesz and descsz are 32-bit: their padded sums cannot wrap */
-		if (npad > body || dpad > body - npad)
-			return LDR_E_DYN_BAD;
+		/* namesz and descsz are 32-bit: their padded sums cannot wrap.
+		 * A broken area is only an error when the broken note is the
+		 * one asked for; someone else's junk ends this area's scan. */
+		if (npad > body || dpad > body - npad) {
+			if (namesz == nlen && npad <= body && memcmp(h + 12, name, nlen) == 0)
+				return LDR_E_DYN_BAD;
+			return LDR_E_INVAL;
+		}
 		if (note_rd32(h + 8) == type && namesz == nlen &&
 		    memcmp(h + 12, name, nlen) == 0) {
 			*ret_off = off + pos + 12 + npad;

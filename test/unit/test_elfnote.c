@@ -94,6 +94,12 @@ int main(void)
 	n = note(buf, "KASLR", KASLR_NOTE_VWINDOW, lo, hi, 0xfffffff0u);
 	img = make(buf, 40);
 	CHECK(elf_note_vwindow(&img, &s, &e) == LDR_E_OPT_VALUE, "huge descsz refused");
+	/* someone else's broken note does not hide ours in another area, and
+	 * is no error when ours is absent */
+	m = note(two, "JUNK", 7, 0, 0, 0xfffffff0u);
+	img = make(two, 40);
+	CHECK(elf_note_vwindow(&img, &s, &e) == LDR_E_INVAL, "foreign broken note ignored");
+
 	/* the note area itself outside the file */
 	n = note(buf, "KASLR", KASLR_NOTE_VWINDOW, lo, hi, 16);
 	img = make(buf, n);
