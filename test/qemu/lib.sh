@@ -77,3 +77,15 @@ boot_format() {
 	[ "$(kv "$LINE" variant)" = "$v" ] || fail "variant=$(kv "$LINE" variant), want $v"
 	ok "phys=$(kv "$LINE" phys) virt=$(kv "$LINE" virt)"
 }
+
+# shell_esp: an ESP for OVMF's UEFI shell - no \EFI\BOOT\BOOTX64.EFI (so the
+# firmware falls back to the shell, which runs \startup.nsh), the loader at
+# \EFI\kaslr\loader.efi.  Prints the image path ($WORK/$NAME.img).
+shell_esp() {
+	local img=$WORK/$NAME.img
+	rm -f "$img"
+	mformat -i "$img" -C -T 131072 -h 64 -s 32 :: >/dev/null || fail mformat
+	mmd -i "$img" ::/EFI ::/EFI/kaslr || fail mmd
+	mcopy -i "$img" "$LOADER" ::/EFI/kaslr/loader.efi || fail mcopy
+	echo "$img"
+}

@@ -6,12 +6,9 @@
 cases=$B/corpus/cases
 [ -d "$cases" ] || test/corpus/run.sh >/dev/null 2>&1
 [ -d "$cases" ] || fail "no malformed-kernel corpus in $cases (test/corpus/run.sh failed)"
-img=$WORK/$NAME.img
+img=$(shell_esp) || fail "cannot build the shell ESP"
 nsh=$WORK/$NAME.nsh
-rm -f "$img"
-mformat -i "$img" -C -T 131072 -h 64 -s 32 :: >/dev/null || fail mformat
-mmd -i "$img" ::/EFI ::/EFI/kaslr ::/bad
-mcopy -i "$img" "$LOADER" ::/EFI/kaslr/loader.efi
+mmd -i "$img" ::/bad
 names=$(grep -v '^#' test/corpus/NEGATIVE_BOOTS)
 {
 	i=0

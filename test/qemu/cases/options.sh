@@ -1,12 +1,8 @@
 # options - load options (UCS-2, from the UEFI shell's command line) override
 # kaslr.conf beside the loader, and the command line after `--` reaches the
 # kernel; an unknown key is refused with a line naming it and an EFI error
-img=$WORK/$NAME.img
+img=$(shell_esp) || fail "cannot build the shell ESP"
 nsh=$WORK/$NAME.nsh
-rm -f "$img"
-mformat -i "$img" -C -T 131072 -h 64 -s 32 :: >/dev/null || fail mformat
-mmd -i "$img" ::/EFI ::/EFI/kaslr
-mcopy -i "$img" "$LOADER" ::/EFI/kaslr/loader.efi
 mcopy -i "$img" "$P/kernel-high.elf.gz" ::/EFI/kaslr/k.gz
 # the file names a kernel that does not exist and another command line
 mcopy -i "$img" "$(conf '# kaslr.conf: overridden below' 'kernel \EFI\kaslr\absent.elf' 'cmdline from-the-file')" ::/EFI/kaslr/kaslr.conf

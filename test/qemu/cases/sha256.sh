@@ -4,11 +4,7 @@
 k=$P/kernel-pie.elf.gz
 good=$(sha256sum "$k" | cut -d' ' -f1)
 bad=$(printf '%s' "$good" | tr '0-9a-f' '1-9a-f0')
-img=$WORK/$NAME.img
-rm -f "$img"
-mformat -i "$img" -C -T 131072 -h 64 -s 32 :: >/dev/null || fail mformat
-mmd -i "$img" ::/EFI ::/EFI/kaslr
-mcopy -i "$img" "$LOADER" ::/EFI/kaslr/loader.efi
+img=$(shell_esp) || fail "cannot build the shell ESP"
 mcopy -i "$img" "$k" ::/EFI/kaslr/k.gz
 cat >"$WORK/$NAME.nsh" <<NSH
 fs0:\\EFI\\kaslr\\loader.efi kernel=k.gz sha256=$bad
