@@ -5,7 +5,7 @@
 #      e.g. linux-image-6.1.0-57-amd64) and take its "-unsigned" twin: the
 #      same kernel without the Secure Boot signature;
 #   2. apt-get download it; unpack its /boot with dpkg-deb (only /boot: the
-#      ~400 MB of modules are not needed) into build/linux/root/;
+#      ~400 MB of modules are not needed) into build/linux/pkg/;
 #   3. repack the bzImage -> build/linux/vmlinux.gz (+ .facts), see repack.sh.
 # Prints the path of vmlinux.gz on stdout.  Serialised with flock (two boot
 # cases may start together).  Any failure - no Debian registry, no package -
@@ -51,10 +51,10 @@ if [ -z "$deb" ]; then
 	deb=$(ls "$D"/"$pkg"_*.deb 2>/dev/null | head -n 1)
 	[ -n "$deb" ] || die "apt-get download left no $pkg .deb in $D"
 fi
-rm -rf "$D/root" && mkdir -p "$D/root" || die "cannot create $D/root"
-dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$D/root" --wildcards './boot/*' ||
+rm -rf "$D/pkg" && mkdir -p "$D/pkg" || die "cannot create $D/pkg"
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$D/pkg" --wildcards './boot/*' ||
 	die "unpacking /boot from $deb failed"
-vmlinuz=$(ls "$D"/root/boot/vmlinuz-* 2>/dev/null | head -n 1)
+vmlinuz=$(ls "$D"/pkg/boot/vmlinuz-* 2>/dev/null | head -n 1)
 [ -s "$vmlinuz" ] || die "$deb holds no /boot/vmlinuz-*"
 cp "$vmlinuz" "$D/vmlinuz" || die "copy $vmlinuz"
 test/linux/repack.sh "$D/vmlinuz" "$D/vmlinux.gz" || die "repacking $vmlinuz failed"
