@@ -22,6 +22,17 @@ static enum ldr_err place_draw(void *ctx, uint64_t n, uint64_t *ret_idx)
 	return drbg_below(ctx, n, ret_idx);
 }
 
+/* AllocatePages(AllocateAddress): the map said free; firmware decides */
+static int place_reserve(void *ctx, uint64_t base, uint64_t size)
+{
+	EFI_PHYSICAL_ADDRESS a = base;
+
+	(void)ctx;
+	return !EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
+					    (EFI_MEMORY_TYPE)LDR_EFI_MT_KERNEL,
+					    EFI_SIZE_TO_PAGES(size), &a));
+}
+
 static enum ldr_err place_lowest(void *ctx, uint64_t n, uint64_t *ret_idx)
 {
 	(void)ctx;
@@ -89,7 +100,8 @@ static EFI_STATUS place_physical(struct loader *L)
 	struct slot_params sp;
 	enum ldr_err err;
 	EFI_STATUS st;
-	int tries;
+	uint64_t base = 0, count = 0;
+	unsigned bi, bf;
 
 	st = mmap_get(&m);
 	if (EFI_ERROR(st))
@@ -127,49 +139,29 @@ static EFI_STATUS place_physical(struct loader *L)
 		place_log_regions(free_r, nfree, L"free", &sp);
 	}
 
-	for (tries = 0; tries < PLACE_TRIES; tries++) {
-		EFI_PHYSICAL_ADDRESS base;
-		uint64_t count;
-
-		sp.navoid = navoid;
-		err = slot_pick(free_r, nfree, &sp,
-				L->opt.nokaslr ? place_lowest : place_draw, &L->drbg,
-				&base, &count);
-		if (err == LDR_E_NO_SLOT) {
-			st = log_fail(EFI_OUT_OF_RESOURCES,
-				      L"no free 2 MiB-aligned range of %ld bytes between kaslr.min=0x%lx and kaslr.max=0x%lx; give the machine more memory or widen the window",
-				      L->load_size, sp.min_addr, sp.max_addr);
-			goto out;
-		}
-		if (err != LDR_OK) {
-			st = log_ldr(EFI_DEVICE_ERROR, err, L"choosing a physical slot");
-			goto out;
-		}
-		if (tries == 0) {
-			unsigned bi, bf;
-
-			L->phys_slots = count;
-			place_bits(count, &bi, &bf);
-			log_info(L"physical slots: %ld (%d.%02d bits)", count, bi, bf);
-		}
-		st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
-				       (EFI_MEMORY_TYPE)LDR_EFI_MT_KERNEL,
-				       EFI_SIZE_TO_PAGES(L->load_size), &base);
-		if (!EFI_ERROR(st)) {
-			L->phys_base = base;
-			st = EFI_SUCCESS;
-			goto out;
-		}
-		/* firmware refused the range: exclude that slot, draw again */
-		if (navoid == PLACE_AVOID_MAX)
-			break;
-		avoid[navoid].addr = base;
-		avoid[navoid].size = 1;
-		avoid[navoid].type = E820_RESERVED;
-		avoid[navoid++].flags = 0;
+	err = slot_place(free_r, nfree, &sp, avoid, &navoid, PLACE_AVOID_MAX,
+			 L->opt.nokaslr ? place_lowest : place_draw, &L->drbg,
+			 place_reserve, NULL, PLACE_TRIES, &base, &count);
+	if (err == LDR_E_NO_SLOT) {
+		st = log_fail(EFI_OUT_OF_RESOURCES,
+			      L"no free 2 MiB-aligned range of %ld bytes between kaslr.min=0x%lx and kaslr.max=0x%lx; give the machine more memory or widen the window",
+			      L->load_size, sp.min_addr, sp.max_addr);
+		goto out;
 	}
-	st = log_fail(EFI_OUT_OF_RESOURCES,
-		      L"firmware refused %d slots in a row for the kernel", PLACE_TRIES);
+	if (err == LDR_E_SLOT_REFUSED) {
+		st = log_fail(EFI_OUT_OF_RESOURCES,
+			      L"firmware refused %d slots in a row for the kernel", PLACE_TRIES);
+		goto out;
+	}
+	if (err != LDR_OK) {
+		st = log_ldr(EFI_DEVICE_ERROR, err, L"choosing a physical slot");
+		goto out;
+	}
+	place_bits(count, &bi, &bf);
+	log_info(L"physical slots: %ld (%d.%02d bits)", count, bi, bf);
+	L->phys_slots = count;
+	L->phys_base = base;
+	st = EFI_SUCCESS;
 out:
 	if (free_r)
 		FreePool(free_r);

@@ -72,6 +72,26 @@ enum ldr_err slot_at(const struct mem_region *regions, size_t n, const struct sl
 enum ldr_err slot_pick(const struct mem_region *regions, size_t n, const struct slot_params *p,
 		       slot_draw_fn draw, void *ctx, uint64_t *ret_base, uint64_t *ret_count);
 
+/* Try to reserve [base, base + size); 1 when it is now the caller's. */
+typedef int (*slot_reserve_fn)(void *ctx, uint64_t base, uint64_t size);
+
+/*
+ * Draw a slot with slot_pick() and ask reserve() for it; when refused (the
+ * firmware knows better than the map it gave), exclude that slot by adding
+ * its base to avoid[] and draw again, at most max_tries times in all.
+ * avoid[0..*navoid) are the caller's avoid ranges; avoid has room for cap
+ * entries, and p->avoid/p->navoid are set from it here.
+ * Out: *ret_base (reserved), *ret_count (slots at the first draw),
+ *      *navoid (grown by the refusals).
+ * Errors: as slot_pick(); LDR_E_SLOT_REFUSED when max_tries draws were all
+ *         refused (or avoid[] is full); the never-random fall-back to a
+ *         fixed address does not exist.
+ */
+enum ldr_err slot_place(const struct mem_region *regions, size_t n, struct slot_params *p,
+			struct mem_region *avoid, size_t *navoid, size_t cap,
+			slot_draw_fn draw, void *dctx, slot_reserve_fn reserve, void *rctx,
+			unsigned max_tries, uint64_t *ret_base, uint64_t *ret_count);
+
 /*
  * The yardstick for the entropy report: the same count over the full e820
  * table (every E820_RAM region, including memory firmware is using now)

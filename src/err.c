@@ -67,6 +67,7 @@ static const char *const ldr_err_str[LDR_ERR_COUNT] = {
 	[LDR_E_LINUX_SETUP] = "bad Linux setup header",
 	[LDR_E_LINUX_VERSION] = "Linux boot protocol too old",
 	[LDR_E_PT_UNMAPPED] = "address is not mapped by the page tables",
+	[LDR_E_SLOT_REFUSED] = "firmware refused every slot drawn for the kernel",
 };
 
 const char *ldr_strerror(enum ldr_err err)

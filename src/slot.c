@@ -274,3 +274,39 @@ enum ldr_err slot_pick(const struct mem_region *regions, size_t n, const struct 
 	*ret_count = total;
 	return LDR_OK;
 }
+
+enum ldr_err slot_place(const struct mem_region *regions, size_t n, struct slot_params *p,
+			struct mem_region *avoid, size_t *navoid, size_t cap,
+			slot_draw_fn draw, void *dctx, slot_reserve_fn reserve, void *rctx,
+			unsigned max_tries, uint64_t *ret_base, uint64_t *ret_count)
+{
+	uint64_t first = 0, base, count;
+	enum ldr_err err;
+
+	if (!reserve || !navoid || *navoid > cap)
+		return LDR_E_INVAL;
+	for (unsigned t = 0; t < max_tries; t++) {
+		p->avoid = avoid;
+		p->navoid = *navoid;
+		err = slot_pick(regions, n, p, draw, dctx, &base, &count);
+		if (err != LDR_OK)
+			return err;
+		if (t == 0)
+			first = count;
+		if (reserve(rctx, base, p->image_size)) {
+			*ret_base = base;
+			*ret_count = first;
+			return LDR_OK;
+		}
+		/* one byte at the base rules out exactly the slots that
+		 * would cover it, the refused one among them */
+		if (*navoid == cap)
+			break;
+		avoid[*navoid].addr = base;
+		avoid[*navoid].size = 1;
+		avoid[*navoid].type = E820_RESERVED;
+		avoid[*navoid].flags = 0;
+		(*navoid)++;
+	}
+	return LDR_E_SLOT_REFUSED;
+}

@@ -581,8 +581,100 @@ static void test_fixtures(void)
 	}
 }
 
+/* slot_place: a reserve callback that refuses chosen bases, as firmware may */
+struct refuser {
+	unsigned refuse_first; /* refuse this many calls */
+	unsigned calls;
+	uint64_t seen[32];
+};
+
+static int refuser_reserve(void *ctx, uint64_t base, uint64_t size)
+{
+	struct refuser *r = ctx;
+
+	(void)size;
+	if (r->calls < 32)
+		r->seen[r->calls] = base;
+	return r->calls++ >= r->refuse_first;
+}
+
+static enum ldr_err lowest_draw(void *ctx, uint64_t n, uint64_t *ret_idx)
+{
+	(void)ctx;
+	(void)n;
+	*ret_idx = 0;
+	return LDR_OK;
+}
+
+static void test_place(void)
+{
+	/* 16 MiB .. 48 MiB free: 15 slots for a 4 MiB image at 2 MiB steps */
+	const struct mem_region ram[] = { { 16 * MIB, 32 * MIB, E820_RAM, 0 } };
+	struct mem_region avoid[8];
+	struct slot_params p;
+	uint64_t base = 0, count = 0;
+	size_t navoid;
+	struct refuser r;
+	enum ldr_err err;
+
+	memset(&p, 0, sizeof(p));
+	p.image_size = 4 * MIB;
+	p.align = 2 * MIB;
+	p.min_addr = 16 * MIB;
+
+	/* lowest-slot draws: refusals walk upwards, one slot at a time */
+	memset(&r, 0, sizeof(r));
+	r.refuse_first = 3;
+	navoid = 0;
+	err = slot_place(ram, 1, &p, avoid, &navoid, 8, lowest_draw, NULL, refuser_reserve, &r,
+			 16, &base, &count);
+	CHECK(err == LDR_OK, "place after 3 refusals: %d", err);
+	CHECK_EQ_U64(count, 15, "count is the first draw's");
+	CHECK_EQ_U64(r.calls, 4, "three refused, the fourth reserved");
+	CHECK_EQ_U64(r.seen[0], 16 * MIB, "first try: the lowest slot");
+	for (unsigned i = 1; i < 4; i++)
+		CHECK(r.seen[i] > r.seen[i - 1], "a refused slot is never drawn again (try %u)", i);
+	CHECK_EQ_U64(base, r.seen[3], "the reserved base is returned");
+	CHECK_EQ_U64(navoid, 3, "each refusal is remembered in avoid[]");
+
+	/* everything refused: bounded, then an error, never a fixed address */
+	memset(&r, 0, sizeof(r));
+	r.refuse_first = 1000;
+	navoid = 0;
+	base = 0x1234;
+	err = slot_place(ram, 1, &p, avoid, &navoid, 8, lowest_draw, NULL, refuser_reserve, &r,
+			 5, &base, &count);
+	CHECK(err == LDR_E_SLOT_REFUSED, "all refused: %d", err);
+	CHECK_EQ_U64(r.calls, 5, "at most max_tries reservations");
+	CHECK_EQ_U64(base, 0x1234, "no base written on failure");
+
+	/* avoid[] full stops early with the same error */
+	memset(&r, 0, sizeof(r));
+	r.refuse_first = 1000;
+	navoid = 6;
+	for (unsigned i = 0; i < 6; i++)
+		avoid[i] = (struct mem_region){ 100 * MIB + i * MIB, MIB, E820_RESERVED, 0 };
+	err = slot_place(ram, 1, &p, avoid, &navoid, 8, lowest_draw, NULL, refuser_reserve, &r,
+			 16, &base, &count);
+	CHECK(err == LDR_E_SLOT_REFUSED && r.calls == 3, "avoid[] full: %d after %u", err, r.calls);
+
+	/* slots run out before the tries do: NO_SLOT */
+	{
+		const struct mem_region small[] = { { 16 * MIB, 6 * MIB, E820_RAM, 0 } };
+
+		memset(&r, 0, sizeof(r));
+		r.refuse_first = 1000;
+		navoid = 0;
+		err = slot_place(small, 1, &p, avoid, &navoid, 8, lowest_draw, NULL,
+				 refuser_reserve, &r, 16, &base, &count);
+		CHECK(err == LDR_E_NO_SLOT && r.calls == 2, "2 slots refused -> NO_SLOT: %d after %u",
+		      err, r.calls);
+	}
+}
+
 int main(void)
 {
+	test_place();
 	test_cases();
 	test_huge();
 	test_random();
