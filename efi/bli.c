@@ -33,6 +33,7 @@
  */
 #include "bli.h"
 #include "log.h"
+#include "tsc.h"
 
 #define BLI_ATTRS (EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS)
 #define BLI_PATH_MAX 512
@@ -42,77 +43,14 @@
 /* a HD() node's length per the UEFI spec; sizeof() adds tail padding */
 #define BLI_HD_NODE_LEN 42
 
-#define BLI_CPUID1_EDX_TSC (1u << 4)
 
 static EFI_GUID bli_guid = BLI_VENDOR_GUID;
 static uint64_t bli_tsc_init;
 
-struct bli_cpuid {
-	uint32_t eax, ebx, ecx, edx;
-};
-
-static struct bli_cpuid bli_cpuid(uint32_t leaf)
-{
-	struct bli_cpuid r;
-
-	__asm__ volatile("cpuid"
-			 : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
-			 : "a"(leaf), "c"(0));
-	return r;
-}
-
-static int bli_has_tsc(void)
-{
-	return (bli_cpuid(1).edx & BLI_CPUID1_EDX_TSC) != 0;
-}
-
-static uint64_t bli_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 void bli_init_time(void)
 {
-	if (bli_has_tsc())
-		bli_tsc_init = bli_rdtsc();
-}
-
-/*
- * TSC ticks per microsecond: CPUID 0x15 (TSC/crystal ratio times the crystal
- * frequency) when the CPU states it, else CPUID 0x16 (base frequency in MHz,
- * which the TSC runs at on the CPUs that report it), else measured against
- * a 1 ms BS->Stall.  0 if there is no TSC.
- */
-static uint64_t bli_tsc_per_us(void)
-{
-	uint32_t max_leaf;
-	uint64_t t0, d;
-
-	if (!bli_has_tsc())
-		return 0;
-	max_leaf = bli_cpuid(0).eax;
-	if (max_leaf >= 0x15) {
-		struct bli_cpuid c = bli_cpuid(0x15);
-
-		if (c.eax && c.ebx && c.ecx) {
-			d = (uint64_t)c.ecx * c.ebx / c.eax / 1000000;
-			if (d)
-				return d;
-		}
-	}
-	if (max_leaf >= 0x16) {
-		struct bli_cpuid c = bli_cpuid(0x16);
-
-		if (c.eax & 0xffff)
-			return c.eax & 0xffff;
-	}
-	t0 = bli_rdtsc();
-	uefi_call_wrapper(BS->Stall, 1, 1000);
-	d = (bli_rdtsc() - t0) / 1000;
-	return d ? d : 1;
+	if (tsc_present())
+		bli_tsc_init = tsc_read();
 }
 
 static int bli_present(CHAR16 *name)
@@ -293,13 +231,13 @@ void bli_set_variables(EFI_HANDLE image, EFI_LOADED_IMAGE *li)
 	CHAR16 uuid[37];
 	CHAR16 num[24];
 	CHAR16 fw[128];
-	uint64_t tsc_exec = bli_has_tsc() ? bli_rdtsc() : 0;
+	uint64_t tsc_exec = tsc_present() ? tsc_read() : 0;
 	uint64_t per_us;
 
 	(void)image;
 	SetMem(&r, sizeof(r), 0);
 
-	per_us = bli_tsc_per_us();
+	per_us = tsc_per_us();
 	if (per_us) {
 		SPrint(num, sizeof(num), L"%ld", tsc_exec / per_us);
 		bli_put(&r, L"LoaderTimeExecUSec", num, 0);

@@ -3,6 +3,7 @@
  * run after ExitBootServices: from then on only efi/serial.c speaks.
  */
 #include "log.h"
+#include "tsc.h"
 
 int log_verbose;
 
@@ -82,31 +83,19 @@ void log_info(const CHAR16 *fmt, ...)
 }
 
 /*
- * verbose: how long each step took, from the TSC.  Calibrated once against
- * BS->Stall (1 ms); only done in verbose mode, so a quiet boot pays nothing.
+ * verbose: how long each step took, from the TSC (efi/tsc.c knows its
+ * frequency); only done in verbose mode, so a quiet boot pays nothing.
  */
 static uint64_t step_tsc_per_us, step_last;
 
-static uint64_t log_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 void log_step_begin(void)
 {
-	uint64_t t0;
-
 	if (!log_verbose)
 		return;
-	t0 = log_rdtsc();
-	uefi_call_wrapper(BS->Stall, 1, 1000);
-	step_tsc_per_us = (log_rdtsc() - t0) / 1000;
+	step_tsc_per_us = tsc_per_us();
 	if (step_tsc_per_us == 0)
-		step_tsc_per_us = 1;
-	step_last = log_rdtsc();
+		step_tsc_per_us = 1; /* no TSC: the figures are then meaningless */
+	step_last = tsc_read();
 }
 
 void log_step(const CHAR16 *what)
@@ -115,7 +104,7 @@ void log_step(const CHAR16 *what)
 
 	if (!log_verbose)
 		return;
-	now = log_rdtsc();
+	now = tsc_read();
 	log_info(L"time: %s %ld us", what, (now - step_last) / step_tsc_per_us);
 	step_last = now;
 }

@@ -28,7 +28,7 @@ void log_info(const CHAR16 *fmt, ...);
 
 /*
  * verbose: "time: <what> N us" since the previous step, from the TSC
- * (calibrated against BS->Stall in log_step_begin()).
+ * (its frequency from efi/tsc.c).
  */
 void log_step_begin(void);
 void log_step(const CHAR16 *what);

@@ -189,19 +189,6 @@ static EFI_STATUS place_virtual(struct loader *L)
 	}
 	win.addr = LDR_HIGH_BASE;
 	win.size = LDR_HIGH_END - LDR_HIGH_BASE;
-	/* the kernel may narrow the window with a KASLR note (elfnote.h) */
-	err = elf_note_vwindow(&L->elf, &lo, &hi);
-	if (err == LDR_E_OPT_VALUE)
-		return log_fail(EFI_LOAD_ERROR, L"kernel's KASLR window note is malformed");
-	if (err == LDR_OK) {
-		if (lo < LDR_HIGH_BASE || hi > LDR_HIGH_END)
-			return log_fail(EFI_LOAD_ERROR,
-					L"kernel asks for a virtual window outside [0x%lx, 0x%lx)",
-					LDR_HIGH_BASE, LDR_HIGH_END);
-		win.addr = lo;
-		win.size = hi - lo;
-		log_info(L"kernel narrows the virtual window to [0x%lx, 0x%lx)", lo, hi);
-	}
 	if (L->linux_mode) {
 		/* Linux's own KASLR window (linux_boot.h) */
 		err = linux_virt_window(&L->elf, L->load_size, &lo, &hi);
@@ -209,6 +196,17 @@ static EFI_STATUS place_virtual(struct loader *L)
 			return log_ldr(EFI_LOAD_ERROR, err, L"Linux virtual window");
 		win.addr = lo;
 		win.size = hi - lo;
+	} else if ((err = elf_note_vwindow(&L->elf, &lo, &hi)) == LDR_OK) {
+		/* the kernel narrows the window with a KASLR note (elfnote.h) */
+		if (lo < LDR_HIGH_BASE || hi > LDR_HIGH_END)
+			return log_fail(EFI_LOAD_ERROR,
+					L"kernel asks for a virtual window outside [0x%lx, 0x%lx)",
+					LDR_HIGH_BASE, LDR_HIGH_END);
+		win.addr = lo;
+		win.size = hi - lo;
+		log_info(L"kernel narrows the virtual window to [0x%lx, 0x%lx)", lo, hi);
+	} else if (err == LDR_E_OPT_VALUE) {
+		return log_fail(EFI_LOAD_ERROR, L"kernel's KASLR window note is malformed");
 	}
 	win.type = E820_RAM;
 	win.flags = 0;

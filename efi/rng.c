@@ -8,6 +8,8 @@
 #include <efilib.h>
 
 #include "rng.h"
+#include "cpuid.h"
+#include "tsc.h"
 
 /*
  * gnu-efi 3.0.15 defines the protocol in efiprot.h; older releases did not.
@@ -34,57 +36,21 @@ typedef struct _EFI_RNG_PROTOCOL {
 
 #define RNG_CPUID1_ECX_RDRAND (1u << 30)
 #define RNG_CPUID7_EBX_RDSEED (1u << 18)
-#define RNG_CPUID1_EDX_TSC    (1u << 4)
-
-struct rng_cpuid_regs {
-	uint32_t eax, ebx, ecx, edx;
-};
-
-static struct rng_cpuid_regs rng_cpuid(uint32_t leaf, uint32_t subleaf)
-{
-	struct rng_cpuid_regs r;
-
-	__asm__ volatile("cpuid"
-			 : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
-			 : "a"(leaf), "c"(subleaf));
-	return r;
-}
-
-static uint32_t rng_cpuid_max_leaf(void)
-{
-	return rng_cpuid(0, 0).eax;
-}
 
 /* 1 if CPUID.1:ECX bit 30 (RDRAND) is set, else 0. */
 int rng_cpu_has_rdrand(void)
 {
-	if (rng_cpuid_max_leaf() < 1)
+	if (cpuid_max_leaf() < 1)
 		return 0;
-	return (rng_cpuid(1, 0).ecx & RNG_CPUID1_ECX_RDRAND) != 0;
+	return (cpuid(1, 0).ecx & RNG_CPUID1_ECX_RDRAND) != 0;
 }
 
 /* 1 if CPUID.(EAX=7,ECX=0):EBX bit 18 (RDSEED) is set, else 0. */
 int rng_cpu_has_rdseed(void)
 {
-	if (rng_cpuid_max_leaf() < 7)
+	if (cpuid_max_leaf() < 7)
 		return 0;
-	return (rng_cpuid(7, 0).ebx & RNG_CPUID7_EBX_RDSEED) != 0;
-}
-
-static int rng_cpu_has_tsc(void)
-{
-	if (rng_cpuid_max_leaf() < 1)
-		return 0;
-	return (rng_cpuid(1, 0).edx & RNG_CPUID1_EDX_TSC) != 0;
-}
-
-/* The time-stamp counter; callers must know the TSC exists. */
-uint64_t rng_rdtsc(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (uint64_t)hi << 32 | lo;
+	return (cpuid(7, 0).ebx & RNG_CPUID7_EBX_RDSEED) != 0;
 }
 
 /* hwrng_step_fn for RDRAND r64: CF=1 means the value is valid (SDM vol. 1 7.3.17). */
@@ -187,25 +153,25 @@ EFI_STATUS rng_gather(struct entropy_pool *pool)
 
 	if (!pool)
 		return EFI_INVALID_PARAMETER;
-	has_tsc = rng_cpu_has_tsc();
+	has_tsc = tsc_present();
 	if (has_tsc)
-		tsc[t++] = rng_rdtsc();
+		tsc[t++] = tsc_read();
 
 	rng_gather_efi(pool);
 	if (has_tsc)
-		tsc[t++] = rng_rdtsc();
+		tsc[t++] = tsc_read();
 	if (rng_cpu_has_rdseed())
 		rng_gather_hw(pool, rng_rdseed_step, KB_RNG_RDSEED);
 	if (has_tsc)
-		tsc[t++] = rng_rdtsc();
+		tsc[t++] = tsc_read();
 	if (rng_cpu_has_rdrand())
 		rng_gather_hw(pool, rng_rdrand_step, KB_RNG_RDRAND);
 	if (!has_tsc)
 		return EFI_UNSUPPORTED;
 
 	while (t < RNG_TSC_READS) {
-		(void)rng_cpuid(0, 0);
-		tsc[t++] = rng_rdtsc();
+		(void)cpuid(0, 0);
+		tsc[t++] = tsc_read();
 	}
 	entropy_add(pool, KB_RNG_RDTSC, tsc, sizeof(tsc));
 	rng_wipe(tsc, sizeof(tsc));

@@ -35,7 +35,5 @@ int rng_cpu_has_rdrand(void);
 /* 1 if CPUID.(EAX=7,ECX=0):EBX bit 18 (RDSEED) is set, else 0. */
 int rng_cpu_has_rdseed(void);
 
-/* The time-stamp counter (RDTSC); callers must know the TSC exists. */
-uint64_t rng_rdtsc(void);
 
 #endif
