@@ -3,6 +3,7 @@
  * (converted from UCS-2 first) and kaslr.conf.  Both feed one table of keys,
  * so the two syntaxes cannot drift apart.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "options.h"
@@ -130,80 +131,80 @@ static int opt_key_is(const char *k, size_t klen, const char *name)
 	return strlen(name) == klen && memcmp(k, name, klen) == 0;
 }
 
-/* Keys that need a value (so that a bare unknown word is "unknown"). */
-static int opt_takes_value(const char *k, size_t klen)
-{
-	static const char *const keys[] = {
-		"kernel", "cmdline", "kaslr.seed", "sha256",
-		"kaslr.min", "kaslr.max", "kaslr.maxsize",
-	};
+/* What a key sets, and how its value is read. */
+enum opt_kind {
+	OPT_FLAG,    /* alone, or =0 / =1 */
+	OPT_PATH,    /* kernel=: copied */
+	OPT_CMDLINE, /* cmdline: copied, length kept */
+	OPT_HEX32,   /* 64 hex digits; sets a have_ flag too */
+	OPT_SIZE,    /* options_parse_size() */
+	OPT_SIZE_NZ, /* the same, 0 refused */
+};
 
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (opt_key_is(k, klen, keys[i]))
-			return 1;
-	return 0;
-}
+static const struct opt_key {
+	const char *name;
+	enum opt_kind kind;
+	size_t off;      /* the field in struct ldr_options */
+	size_t have_off; /* OPT_HEX32: its have_ flag */
+} opt_keys[] = {
+	{ "verbose", OPT_FLAG, offsetof(struct ldr_options, verbose), 0 },
+	{ "nokaslr", OPT_FLAG, offsetof(struct ldr_options, nokaslr), 0 },
+	{ "kernel", OPT_PATH, offsetof(struct ldr_options, kernel), 0 },
+	{ "cmdline", OPT_CMDLINE, offsetof(struct ldr_options, cmdline), 0 },
+	{ "kaslr.seed", OPT_HEX32, offsetof(struct ldr_options, seed),
+	  offsetof(struct ldr_options, have_seed) },
+	{ "sha256", OPT_HEX32, offsetof(struct ldr_options, sha256),
+	  offsetof(struct ldr_options, have_sha256) },
+	{ "kaslr.min", OPT_SIZE, offsetof(struct ldr_options, min_addr), 0 },
+	{ "kaslr.max", OPT_SIZE, offsetof(struct ldr_options, max_addr), 0 },
+	{ "kaslr.maxsize", OPT_SIZE_NZ, offsetof(struct ldr_options, max_kernel), 0 },
+};
 
 /* One key with its value (val NULL when the key stood alone). */
 static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
 			      const char *v, size_t vlen)
 {
+	const struct opt_key *key = NULL;
+	char *field;
 	enum ldr_err err;
 	uint64_t n;
 
-	if (opt_key_is(k, klen, "verbose") || opt_key_is(k, klen, "nokaslr")) {
-		int on = 1;
-
-		if (v) {
-			if (vlen == 1 && (v[0] == '0' || v[0] == '1'))
-				on = v[0] == '1';
-			else
-				return LDR_E_OPT_VALUE;
-		}
-		if (k[0] == 'v')
-			o->verbose = on;
-		else
-			o->nokaslr = on;
+	for (size_t i = 0; i < sizeof(opt_keys) / sizeof(opt_keys[0]); i++)
+		if (opt_key_is(k, klen, opt_keys[i].name))
+			key = &opt_keys[i];
+	if (!key)
+		return LDR_E_OPT_UNKNOWN;
+	field = (char *)o + key->off;
+	if (key->kind == OPT_FLAG) {
+		if (v && !(vlen == 1 && (v[0] == '0' || v[0] == '1')))
+			return LDR_E_OPT_VALUE;
+		*(int *)field = !v || v[0] == '1';
 		return LDR_OK;
 	}
 	if (!v || vlen == 0)
-		return opt_takes_value(k, klen) ? LDR_E_OPT_VALUE : LDR_E_OPT_UNKNOWN;
-	if (opt_key_is(k, klen, "kernel"))
-		return opt_copy(o->kernel, sizeof(o->kernel), v, vlen);
-	if (opt_key_is(k, klen, "cmdline")) {
-		err = opt_copy(o->cmdline, sizeof(o->cmdline), v, vlen);
+		return LDR_E_OPT_VALUE;
+	switch (key->kind) {
+	case OPT_PATH:
+		return opt_copy(field, sizeof(o->kernel), v, vlen);
+	case OPT_CMDLINE:
+		err = opt_copy(field, sizeof(o->cmdline), v, vlen);
 		if (err == LDR_OK)
 			o->cmdline_len = (uint32_t)vlen;
 		return err;
-	}
-	if (opt_key_is(k, klen, "kaslr.seed")) {
-		err = opt_hex32(v, vlen, o->seed);
+	case OPT_HEX32:
+		err = opt_hex32(v, vlen, (uint8_t *)field);
 		if (err == LDR_OK)
-			o->have_seed = 1;
+			*(int *)((char *)o + key->have_off) = 1;
 		return err;
-	}
-	if (opt_key_is(k, klen, "sha256")) {
-		err = opt_hex32(v, vlen, o->sha256);
-		if (err == LDR_OK)
-			o->have_sha256 = 1;
-		return err;
-	}
-	if (opt_key_is(k, klen, "kaslr.min") || opt_key_is(k, klen, "kaslr.max") ||
-	    opt_key_is(k, klen, "kaslr.maxsize")) {
+	default: /* OPT_SIZE, OPT_SIZE_NZ */
 		err = options_parse_size(v, vlen, &n);
 		if (err != LDR_OK)
 			return err;
-		if (klen == 9 && k[6] == 'm' && k[7] == 'i')
-			o->min_addr = n;
-		else if (klen == 9)
-			o->max_addr = n;
-		else if (n == 0)
+		if (n == 0 && key->kind == OPT_SIZE_NZ)
 			return LDR_E_OPT_VALUE;
-		else
-			o->max_kernel = n;
+		*(uint64_t *)field = n;
 		return LDR_OK;
 	}
-	return LDR_E_OPT_UNKNOWN;
 }
 
 /*
