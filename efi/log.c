@@ -22,22 +22,6 @@ EFI_STATUS log_efi(EFI_STATUS st, const CHAR16 *what)
 	return st;
 }
 
-/* What the user can do about a core error, by its class. */
-static const CHAR16 *log_hint(enum ldr_err err)
-{
-	if (err >= LDR_E_TRUNCATED && err <= LDR_E_NOT_RELOCATABLE)
-		return L"; kernel= must name an ELF64 x86-64 kernel built as PIE or with --emit-relocs";
-	if (err >= LDR_E_GZIP_HEADER && err <= LDR_E_GZIP_TRAILING)
-		return L"; the compressed kernel file is damaged or not gzip/zlib: copy it again";
-	if (err >= LDR_E_OPT_UNKNOWN && err <= LDR_E_OPT_ENCODING)
-		return L"; see README, Options";
-	if (err == LDR_E_HASH_MISMATCH)
-		return L"; the file changed or sha256= is stale";
-	if (err == LDR_E_NOMEM || err == LDR_E_NO_SLOT)
-		return L"; give the machine more memory or lower kaslr.min=";
-	return L"";
-}
-
 EFI_STATUS log_ldr(EFI_STATUS st, enum ldr_err err, const CHAR16 *fmt, ...)
 {
 	va_list ap;
@@ -45,7 +29,10 @@ EFI_STATUS log_ldr(EFI_STATUS st, enum ldr_err err, const CHAR16 *fmt, ...)
 	va_start(ap, fmt);
 	log_vline(L"error: ", fmt, ap);
 	va_end(ap);
-	Print(L": %a%s\n", ldr_strerror(err), log_hint(err));
+	if (ldr_err_hint_of(err))
+		Print(L": %a; %a\n", ldr_strerror(err), ldr_err_hint_of(err));
+	else
+		Print(L": %a\n", ldr_strerror(err));
 	return st;
 }
 
@@ -111,30 +98,13 @@ void log_step(const CHAR16 *what)
 
 EFI_STATUS log_status_of(enum ldr_err err)
 {
-	switch (err) {
-	case LDR_OK:
-		return EFI_SUCCESS;
-	case LDR_E_NOMEM:
-	case LDR_E_NO_SLOT:
-	case LDR_E_VIRT_NO_SLOT:
-	case LDR_E_MMAP_TOO_BIG:
-		return EFI_OUT_OF_RESOURCES;
-	case LDR_E_OPT_UNKNOWN:
-	case LDR_E_OPT_VALUE:
-	case LDR_E_OPT_TOO_LONG:
-	case LDR_E_OPT_ENCODING:
-	case LDR_E_INVAL:
-		return EFI_INVALID_PARAMETER;
-	case LDR_E_HASH_MISMATCH:
-		return EFI_SECURITY_VIOLATION;
-	case LDR_E_NO_ENTROPY:
-		return EFI_NOT_READY;
-	case LDR_E_RELOC_TYPE:
-	case LDR_E_BAD_MACHINE:
-	case LDR_E_BAD_CLASS:
-	case LDR_E_BAD_TYPE:
-		return EFI_UNSUPPORTED;
-	default:
+	static const EFI_STATUS status[LDR_ERR_COUNT] = {
+#define LOG_ERR_STATUS(code, st, msg, hint) [code] = EFI_##st,
+		LDR_ERRORS(LOG_ERR_STATUS)
+#undef LOG_ERR_STATUS
+	};
+
+	if ((unsigned)err >= LDR_ERR_COUNT)
 		return EFI_LOAD_ERROR;
-	}
+	return status[err];
 }

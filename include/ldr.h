@@ -15,90 +15,98 @@
 
 #define PAGE_SIZE (4 * KIB)
 
+/* What the user can do about a class of errors (the last column below). */
+#define LDR_HINT_KERNEL  "kernel= must name an ELF64 x86-64 kernel built as PIE or with --emit-relocs"
+#define LDR_HINT_GZIP    "the compressed kernel file is damaged or not gzip/zlib: copy it again"
+#define LDR_HINT_OPTIONS "see README, Options"
+#define LDR_HINT_MEMORY  "give the machine more memory or lower kaslr.min="
+
 /*
- * One code per distinct cause, so that a single log line identifies a failure.
- * Keep ldr_strerror() in src/err.c in step with this list.
+ * Every error the core can return, one row each, and the only list of them:
+ *   X(code, EFI status it maps to (EFI_ prefix left off), message, hint or NULL)
+ * One code per distinct cause, so that a single log line identifies a
+ * failure.  The enum, ldr_strerror() (src/err.c), the EFI status and hint
+ * of a report (efi/log.c) and the corpus checker's names all expand it.
  */
+#define LDR_ERRORS(X) \
+	X(LDR_OK, SUCCESS, "success", NULL) \
+	X(LDR_E_NOMEM, OUT_OF_RESOURCES, "out of memory", LDR_HINT_MEMORY) \
+	X(LDR_E_INVAL, INVALID_PARAMETER, "invalid argument", NULL) \
+	X(LDR_E_OVERFLOW, LOAD_ERROR, "arithmetic overflow in a size or address", NULL) \
+	X(LDR_E_TRUNCATED, LOAD_ERROR, "file too short for its ELF header", LDR_HINT_KERNEL) \
+	X(LDR_E_BAD_MAGIC, LOAD_ERROR, "not an ELF file (bad magic)", LDR_HINT_KERNEL) \
+	X(LDR_E_BAD_CLASS, UNSUPPORTED, "not a 64-bit ELF (EI_CLASS)", LDR_HINT_KERNEL) \
+	X(LDR_E_BAD_DATA, LOAD_ERROR, "not little-endian (EI_DATA)", LDR_HINT_KERNEL) \
+	X(LDR_E_BAD_VERSION, LOAD_ERROR, "unknown ELF version", LDR_HINT_KERNEL) \
+	X(LDR_E_BAD_MACHINE, UNSUPPORTED, "not an x86-64 ELF (e_machine)", LDR_HINT_KERNEL) \
+	X(LDR_E_BAD_TYPE, UNSUPPORTED, "ELF type is neither ET_EXEC nor ET_DYN", LDR_HINT_KERNEL) \
+	X(LDR_E_BAD_EHSIZE, LOAD_ERROR, "bad e_ehsize", LDR_HINT_KERNEL) \
+	X(LDR_E_BAD_PHENTSIZE, LOAD_ERROR, "bad e_phentsize", LDR_HINT_KERNEL) \
+	X(LDR_E_PHDRS_OUTSIDE, LOAD_ERROR, "program headers lie outside the file", LDR_HINT_KERNEL) \
+	X(LDR_E_TOO_MANY_PHDRS, LOAD_ERROR, "too many program headers", LDR_HINT_KERNEL) \
+	X(LDR_E_BAD_SHENTSIZE, LOAD_ERROR, "bad e_shentsize", LDR_HINT_KERNEL) \
+	X(LDR_E_SHDRS_OUTSIDE, LOAD_ERROR, "section headers lie outside the file", LDR_HINT_KERNEL) \
+	X(LDR_E_NO_LOAD, LOAD_ERROR, "no PT_LOAD segment", LDR_HINT_KERNEL) \
+	X(LDR_E_SEG_OUTSIDE, LOAD_ERROR, "segment data lies outside the file", LDR_HINT_KERNEL) \
+	X(LDR_E_SEG_FILESZ, LOAD_ERROR, "segment p_filesz exceeds p_memsz", LDR_HINT_KERNEL) \
+	X(LDR_E_SEG_ALIGN, LOAD_ERROR, "segment alignment is invalid", LDR_HINT_KERNEL) \
+	X(LDR_E_SEG_OVERLAP, LOAD_ERROR, "segments overlap", LDR_HINT_KERNEL) \
+	X(LDR_E_SEG_WRAP, LOAD_ERROR, "segment wraps the address space", LDR_HINT_KERNEL) \
+	X(LDR_E_IMAGE_TOO_BIG, LOAD_ERROR, "image larger than the configured limit", LDR_HINT_KERNEL) \
+	X(LDR_E_ENTRY_OUTSIDE, LOAD_ERROR, "entry point is not in an executable segment", LDR_HINT_KERNEL) \
+	X(LDR_E_WX_SEGMENT, LOAD_ERROR, "segment is both writable and executable", "give writable data and code their own segments (link with -z separate-code and page-aligned sections)") \
+	X(LDR_E_INTERP, LOAD_ERROR, "image asks for an interpreter (PT_INTERP)", LDR_HINT_KERNEL) \
+	X(LDR_E_DYN_OUTSIDE, LOAD_ERROR, "dynamic section lies outside the image", LDR_HINT_KERNEL) \
+	X(LDR_E_DYN_NEEDED, LOAD_ERROR, "image needs a shared library (DT_NEEDED)", LDR_HINT_KERNEL) \
+	X(LDR_E_DYN_TEXTREL, LOAD_ERROR, "image has text relocations (DT_TEXTREL)", LDR_HINT_KERNEL) \
+	X(LDR_E_DYN_BAD, LOAD_ERROR, "malformed dynamic section", LDR_HINT_KERNEL) \
+	X(LDR_E_RELA_OUTSIDE, LOAD_ERROR, "relocation table lies outside the image", LDR_HINT_KERNEL) \
+	X(LDR_E_RELA_ENTSIZE, LOAD_ERROR, "bad relocation entry size", LDR_HINT_KERNEL) \
+	X(LDR_E_RELOC_TYPE, UNSUPPORTED, "unsupported relocation type", LDR_HINT_KERNEL) \
+	X(LDR_E_RELOC_TARGET, LOAD_ERROR, "relocation target lies outside the image", LDR_HINT_KERNEL) \
+	X(LDR_E_RELOC_RANGE, LOAD_ERROR, "relocated value does not fit its field", LDR_HINT_KERNEL) \
+	X(LDR_E_RELOC_SYMBOL, LOAD_ERROR, "relocation names a bad symbol", LDR_HINT_KERNEL) \
+	X(LDR_E_UNDEF_SYMBOL, LOAD_ERROR, "relocation against an undefined symbol", LDR_HINT_KERNEL) \
+	X(LDR_E_RELR_BAD, LOAD_ERROR, "malformed DT_RELR table", LDR_HINT_KERNEL) \
+	X(LDR_E_LINUX_RELOCS, LOAD_ERROR, "malformed Linux relocation table", LDR_HINT_KERNEL) \
+	X(LDR_E_NOT_RELOCATABLE, LOAD_ERROR, "image cannot be relocated (no relocations)", LDR_HINT_KERNEL) \
+	X(LDR_E_GZIP_HEADER, LOAD_ERROR, "bad gzip/zlib header", LDR_HINT_GZIP) \
+	X(LDR_E_GZIP_CORRUPT, LOAD_ERROR, "corrupt compressed data", LDR_HINT_GZIP) \
+	X(LDR_E_GZIP_CRC, LOAD_ERROR, "compressed data fails its checksum", LDR_HINT_GZIP) \
+	X(LDR_E_GZIP_TRUNCATED, LOAD_ERROR, "compressed data is truncated", LDR_HINT_GZIP) \
+	X(LDR_E_GZIP_TOO_BIG, LOAD_ERROR, "decompressed size exceeds the limit", LDR_HINT_GZIP) \
+	X(LDR_E_GZIP_TRAILING, LOAD_ERROR, "garbage after the compressed stream", LDR_HINT_GZIP) \
+	X(LDR_E_MMAP_DESC_SIZE, LOAD_ERROR, "bad memory map descriptor size", NULL) \
+	X(LDR_E_MMAP_TOO_BIG, OUT_OF_RESOURCES, "memory map has too many entries", NULL) \
+	X(LDR_E_NO_SLOT, OUT_OF_RESOURCES, "no memory slot large enough for the kernel", LDR_HINT_MEMORY) \
+	X(LDR_E_VIRT_NO_SLOT, OUT_OF_RESOURCES, "no virtual slot for the kernel", NULL) \
+	X(LDR_E_NO_ENTROPY, NOT_READY, "no entropy source", NULL) \
+	X(LDR_E_PT_ALIGN, LOAD_ERROR, "page-table mapping not page-aligned", NULL) \
+	X(LDR_E_OPT_UNKNOWN, INVALID_PARAMETER, "unknown option", LDR_HINT_OPTIONS) \
+	X(LDR_E_OPT_VALUE, INVALID_PARAMETER, "bad option value", LDR_HINT_OPTIONS) \
+	X(LDR_E_OPT_TOO_LONG, INVALID_PARAMETER, "options too long", LDR_HINT_OPTIONS) \
+	X(LDR_E_OPT_ENCODING, INVALID_PARAMETER, "options are not valid UCS-2 text", LDR_HINT_OPTIONS) \
+	X(LDR_E_HASH_MISMATCH, SECURITY_VIOLATION, "kernel SHA-256 does not match sha256=", "the file changed or sha256= is stale") \
+	X(LDR_E_EMPTY_FILE, LOAD_ERROR, "file is empty", "copy the kernel file again") \
+	X(LDR_E_PT_UNMAPPED, LOAD_ERROR, "address is not mapped by the page tables", NULL) \
+	X(LDR_E_SLOT_REFUSED, OUT_OF_RESOURCES, "firmware refused every slot drawn for the kernel", NULL) \
+	/* end of LDR_ERRORS */
+
 enum ldr_err {
-	LDR_OK = 0,
-	/* generic */
-	LDR_E_NOMEM,
-	LDR_E_INVAL,
-	LDR_E_OVERFLOW,
-	/* ELF header */
-	LDR_E_TRUNCATED,
-	LDR_E_BAD_MAGIC,
-	LDR_E_BAD_CLASS,
-	LDR_E_BAD_DATA,
-	LDR_E_BAD_VERSION,
-	LDR_E_BAD_MACHINE,
-	LDR_E_BAD_TYPE,
-	LDR_E_BAD_EHSIZE,
-	LDR_E_BAD_PHENTSIZE,
-	LDR_E_PHDRS_OUTSIDE,
-	LDR_E_TOO_MANY_PHDRS,
-	LDR_E_BAD_SHENTSIZE,
-	LDR_E_SHDRS_OUTSIDE,
-	/* segments */
-	LDR_E_NO_LOAD,
-	LDR_E_SEG_OUTSIDE,
-	LDR_E_SEG_FILESZ,
-	LDR_E_SEG_ALIGN,
-	LDR_E_SEG_OVERLAP,
-	LDR_E_SEG_WRAP,
-	LDR_E_IMAGE_TOO_BIG,
-	LDR_E_ENTRY_OUTSIDE,
-	LDR_E_WX_SEGMENT,
-	LDR_E_INTERP,
-	/* dynamic section and relocations */
-	LDR_E_DYN_OUTSIDE,
-	LDR_E_DYN_NEEDED,
-	LDR_E_DYN_TEXTREL,
-	LDR_E_DYN_BAD,
-	LDR_E_RELA_OUTSIDE,
-	LDR_E_RELA_ENTSIZE,
-	LDR_E_RELOC_TYPE,
-	LDR_E_RELOC_TARGET,
-	LDR_E_RELOC_RANGE,
-	LDR_E_RELOC_SYMBOL,
-	LDR_E_UNDEF_SYMBOL,
-	LDR_E_RELR_BAD,
-	LDR_E_LINUX_RELOCS,
-	LDR_E_NOT_RELOCATABLE,
-	/* compression */
-	LDR_E_GZIP_HEADER,
-	LDR_E_GZIP_CORRUPT,
-	LDR_E_GZIP_CRC,
-	LDR_E_GZIP_TRUNCATED,
-	LDR_E_GZIP_TOO_BIG,
-	LDR_E_GZIP_TRAILING,
-	/* memory map and slots */
-	LDR_E_MMAP_DESC_SIZE,
-	LDR_E_MMAP_TOO_BIG,
-	LDR_E_NO_SLOT,
-	LDR_E_VIRT_NO_SLOT,
-	/* entropy */
-	LDR_E_NO_ENTROPY,
-	/* page tables */
-	LDR_E_PT_ALIGN,
-	LDR_E_PT_CONFLICT,
-	/* options and config */
-	LDR_E_OPT_UNKNOWN,
-	LDR_E_OPT_VALUE,
-	LDR_E_OPT_TOO_LONG,
-	LDR_E_OPT_ENCODING,
-	LDR_E_HASH_MISMATCH,
-	LDR_E_EMPTY_FILE,
-	/* Linux boot protocol */
-	LDR_E_LINUX_SETUP,
-	LDR_E_LINUX_VERSION,
-	LDR_E_PT_UNMAPPED,
-	LDR_E_SLOT_REFUSED,
+#define LDR_ERR_ENUM(code, status, msg, hint) code,
+	LDR_ERRORS(LDR_ERR_ENUM)
+#undef LDR_ERR_ENUM
 	LDR_ERR_COUNT
 };
 
 /* A short, constant, human-readable description of err. Never NULL. */
 const char *ldr_strerror(enum ldr_err err);
+
+/* What the user can do about err, or NULL when the message says it all. */
+const char *ldr_err_hint_of(enum ldr_err err);
+
+/* The code's own name ("LDR_E_BAD_MAGIC"), for tests and the corpus. */
+const char *ldr_err_name(enum ldr_err err);
 
 /*
  * Overflow-safe "does [off, off + need) lie inside a buffer of len bytes".

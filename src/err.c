@@ -1,78 +1,44 @@
 /*
- * err.c - strings for enum ldr_err: what a one-line error report says.
+ * err.c - what a one-line error report says about an enum ldr_err: its
+ * message and the hint, both from the one table in include/ldr.h.
  */
 #include "ldr.h"
 
 static const char *const ldr_err_str[LDR_ERR_COUNT] = {
-	[LDR_OK] = "success",
-	[LDR_E_NOMEM] = "out of memory",
-	[LDR_E_INVAL] = "invalid argument",
-	[LDR_E_OVERFLOW] = "arithmetic overflow in a size or address",
-	[LDR_E_TRUNCATED] = "file too short for its ELF header",
-	[LDR_E_BAD_MAGIC] = "not an ELF file (bad magic)",
-	[LDR_E_BAD_CLASS] = "not a 64-bit ELF (EI_CLASS)",
-	[LDR_E_BAD_DATA] = "not little-endian (EI_DATA)",
-	[LDR_E_BAD_VERSION] = "unknown ELF version",
-	[LDR_E_BAD_MACHINE] = "not an x86-64 ELF (e_machine)",
-	[LDR_E_BAD_TYPE] = "ELF type is neither ET_EXEC nor ET_DYN",
-	[LDR_E_BAD_EHSIZE] = "bad e_ehsize",
-	[LDR_E_BAD_PHENTSIZE] = "bad e_phentsize",
-	[LDR_E_PHDRS_OUTSIDE] = "program headers lie outside the file",
-	[LDR_E_TOO_MANY_PHDRS] = "too many program headers",
-	[LDR_E_BAD_SHENTSIZE] = "bad e_shentsize",
-	[LDR_E_SHDRS_OUTSIDE] = "section headers lie outside the file",
-	[LDR_E_NO_LOAD] = "no PT_LOAD segment",
-	[LDR_E_SEG_OUTSIDE] = "segment data lies outside the file",
-	[LDR_E_SEG_FILESZ] = "segment p_filesz exceeds p_memsz",
-	[LDR_E_SEG_ALIGN] = "segment alignment is invalid",
-	[LDR_E_SEG_OVERLAP] = "segments overlap",
-	[LDR_E_SEG_WRAP] = "segment wraps the address space",
-	[LDR_E_IMAGE_TOO_BIG] = "image larger than the configured limit",
-	[LDR_E_ENTRY_OUTSIDE] = "entry point is not in an executable segment",
-	[LDR_E_WX_SEGMENT] = "segment is both writable and executable",
-	[LDR_E_INTERP] = "image asks for an interpreter (PT_INTERP)",
-	[LDR_E_DYN_OUTSIDE] = "dynamic section lies outside the image",
-	[LDR_E_DYN_NEEDED] = "image needs a shared library (DT_NEEDED)",
-	[LDR_E_DYN_TEXTREL] = "image has text relocations (DT_TEXTREL)",
-	[LDR_E_DYN_BAD] = "malformed dynamic section",
-	[LDR_E_RELA_OUTSIDE] = "relocation table lies outside the image",
-	[LDR_E_RELA_ENTSIZE] = "bad relocation entry size",
-	[LDR_E_RELOC_TYPE] = "unsupported relocation type",
-	[LDR_E_RELOC_TARGET] = "relocation target lies outside the image",
-	[LDR_E_RELOC_RANGE] = "relocated value does not fit its field",
-	[LDR_E_RELOC_SYMBOL] = "relocation names a bad symbol",
-	[LDR_E_UNDEF_SYMBOL] = "relocation against an undefined symbol",
-	[LDR_E_RELR_BAD] = "malformed DT_RELR table",
-	[LDR_E_LINUX_RELOCS] = "malformed Linux relocation table",
-	[LDR_E_NOT_RELOCATABLE] = "image cannot be relocated (no relocations)",
-	[LDR_E_GZIP_HEADER] = "bad gzip/zlib header",
-	[LDR_E_GZIP_CORRUPT] = "corrupt compressed data",
-	[LDR_E_GZIP_CRC] = "compressed data fails its checksum",
-	[LDR_E_GZIP_TRUNCATED] = "compressed data is truncated",
-	[LDR_E_GZIP_TOO_BIG] = "decompressed size exceeds the limit",
-	[LDR_E_GZIP_TRAILING] = "garbage after the compressed stream",
-	[LDR_E_MMAP_DESC_SIZE] = "bad memory map descriptor size",
-	[LDR_E_MMAP_TOO_BIG] = "memory map has too many entries",
-	[LDR_E_NO_SLOT] = "no memory slot large enough for the kernel",
-	[LDR_E_VIRT_NO_SLOT] = "no virtual slot for the kernel",
-	[LDR_E_NO_ENTROPY] = "no entropy source",
-	[LDR_E_PT_ALIGN] = "page-table mapping not page-aligned",
-	[LDR_E_PT_CONFLICT] = "page-table mapping conflicts with an existing one",
-	[LDR_E_OPT_UNKNOWN] = "unknown option",
-	[LDR_E_OPT_VALUE] = "bad option value",
-	[LDR_E_OPT_TOO_LONG] = "options too long",
-	[LDR_E_OPT_ENCODING] = "options are not valid UCS-2 text",
-	[LDR_E_HASH_MISMATCH] = "kernel SHA-256 does not match sha256=",
-	[LDR_E_EMPTY_FILE] = "file is empty",
-	[LDR_E_LINUX_SETUP] = "bad Linux setup header",
-	[LDR_E_LINUX_VERSION] = "Linux boot protocol too old",
-	[LDR_E_PT_UNMAPPED] = "address is not mapped by the page tables",
-	[LDR_E_SLOT_REFUSED] = "firmware refused every slot drawn for the kernel",
+#define LDR_ERR_STR(code, status, msg, hint) [code] = msg,
+	LDR_ERRORS(LDR_ERR_STR)
+#undef LDR_ERR_STR
+};
+
+static const char *const ldr_err_hint[LDR_ERR_COUNT] = {
+#define LDR_ERR_HINT(code, status, msg, hint) [code] = hint,
+	LDR_ERRORS(LDR_ERR_HINT)
+#undef LDR_ERR_HINT
+};
+
+static const char *const ldr_err_names[LDR_ERR_COUNT] = {
+#define LDR_ERR_NAME(code, status, msg, hint) [code] = #code,
+	LDR_ERRORS(LDR_ERR_NAME)
+#undef LDR_ERR_NAME
 };
 
 const char *ldr_strerror(enum ldr_err err)
 {
-	if ((unsigned)err >= LDR_ERR_COUNT || !ldr_err_str[err])
+	if ((unsigned)err >= LDR_ERR_COUNT)
 		return "unknown error";
 	return ldr_err_str[err];
+}
+
+const char *ldr_err_hint_of(enum ldr_err err)
+{
+	if ((unsigned)err >= LDR_ERR_COUNT)
+		return NULL;
+	return ldr_err_hint[err];
+}
+
+const char *ldr_err_name(enum ldr_err err)
+{
+	if ((unsigned)err >= LDR_ERR_COUNT)
+		return "LDR_E_UNKNOWN";
+	return ldr_err_names[err];
 }

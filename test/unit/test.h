@@ -2,11 +2,21 @@
  * test.h - the host unit-test harness: one counter pair per program,
  * a CHECK that reports the case name on failure, and a summary line
  * ("RESULT <prog> <passed> <failed>") that test/run-unit.sh adds up.
+ *
+ * Tests register themselves: TEST(name) { ... } defines a test function and
+ * adds it to the program's list before main() runs, in the order written.
+ * A test function that is not written with TEST() is a static function
+ * nobody calls, which -Wall -Werror refuses to compile: no test can be
+ * written and silently never run.  main() is defined here; it runs every
+ * registered test, or only those named on its command line.
+ * (A program with its own main, such as a corpus checker, defines
+ * TEST_OWN_MAIN before including this file.)
  */
 #ifndef TEST_H
 #define TEST_H
 
 #include <stdio.h>
+#include <string.h>
 
 static int test_passed, test_failed;
 
@@ -36,5 +46,47 @@ static inline int test_summary(const char *prog)
 	printf("RESULT %s %d %d\n", prog, test_passed, test_failed);
 	return test_failed ? 1 : 0;
 }
+
+#ifndef TEST_OWN_MAIN
+struct test_case {
+	const char *name;
+	void (*fn)(void);
+	struct test_case *next;
+};
+
+static struct test_case *test_list, **test_list_tail = &test_list;
+
+#define TEST(name)                                                       \
+	static void name(void);                                          \
+	static struct test_case name##_case_ = { #name, name, NULL };    \
+	__attribute__((constructor)) static void name##_register_(void)  \
+	{                                                                \
+		*test_list_tail = &name##_case_;                         \
+		test_list_tail = &name##_case_.next;                     \
+	}                                                                \
+	static void name(void)
+
+int main(int argc, char **argv)
+{
+	const char *prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	int ran = 0;
+
+	for (struct test_case *t = test_list; t; t = t->next) {
+		int want = argc < 2;
+
+		for (int i = 1; i < argc; i++)
+			if (strcmp(argv[i], t->name) == 0)
+				want = 1;
+		if (!want)
+			continue;
+		t->fn();
+		ran++;
+	}
+	/* a program that registered nothing, or a name that matched nothing,
+	 * is a failure, not a silent pass */
+	CHECK(ran > 0, "%s: no test ran", prog);
+	return test_summary(prog);
+}
+#endif
 
 #endif

@@ -32,7 +32,7 @@ static struct seg_fields seg_decode(uint64_t d)
 	return f;
 }
 
-static void test_gdt(void)
+TEST(test_gdt)
 {
 	static const struct {
 		unsigned sel;
@@ -89,7 +89,7 @@ static uint64_t get_le(const uint8_t *p, unsigned bytes)
 	return v;
 }
 
-static void test_idt(void)
+TEST(test_idt)
 {
 	static const struct {
 		unsigned vector;
@@ -151,7 +151,7 @@ static void test_idt(void)
 	CHECK(memcmp(idt, before, sizeof(idt)) == 0, "refused calls write nothing");
 }
 
-static void test_ptr(void)
+TEST(test_ptr)
 {
 	uint8_t p[DESC_PTR_SIZE + 1];
 
@@ -162,12 +162,4 @@ static void test_ptr(void)
 	CHECK_EQ_U64(p[DESC_PTR_SIZE], 0x77, "pseudo-descriptor is 10 bytes");
 	desc_make_ptr(p, 0x1000, DESC_GDT_ENTRIES * 8 - 1);
 	CHECK_EQ_U64(get_le(p, 2), 31, "GDT limit");
-}
-
-int main(void)
-{
-	test_gdt();
-	test_idt();
-	test_ptr();
-	return test_summary("test_desc");
 }

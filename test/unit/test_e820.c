@@ -105,7 +105,7 @@ static int well_formed(const struct mem_region *r, size_t n)
 
 /* ---------------------------------------------------------------- mapping */
 
-static void test_type_mapping(void)
+TEST(test_type_mapping)
 {
 	static const uint32_t unknown[] = { 16, 17, 0x6fffffff, 0x70000000, 0x7fffffff,
 					    0x80000000, 0xffffffff };
@@ -158,7 +158,7 @@ static void test_type_mapping(void)
 
 /* ------------------------------------------------------- descriptor sizes */
 
-static void test_desc_size(void)
+TEST(test_desc_size)
 {
 	static const struct {
 		uint64_t desc_size;
@@ -340,7 +340,7 @@ static const struct {
 	  { R(0, 0, 0) }, 0 },
 };
 
-static void test_table_cases(void)
+TEST(test_table_cases)
 {
 	for (size_t c = 0; c < sizeof(table_cases) / sizeof(table_cases[0]); c++) {
 		struct mem_region out[32], first[32];
@@ -382,7 +382,7 @@ static void test_table_cases(void)
 
 /* ------------------------------------------------- SP and the mirror rule */
 
-static void test_sp_and_mirror(void)
+TEST(test_sp_and_mirror)
 {
 	struct mem_region out[16];
 	struct mmap_buf m;
@@ -428,7 +428,7 @@ static void test_sp_and_mirror(void)
 
 /* ------------------------------------------------------ capacity and size */
 
-static void test_capacity(void)
+TEST(test_capacity)
 {
 	struct mem_region out[16];
 	struct mmap_buf m;
@@ -464,7 +464,7 @@ static void test_capacity(void)
 }
 
 /* Hundreds of entries: a realistic fragmented map, shuffled. */
-static void test_many(void)
+TEST(test_many)
 {
 	static struct mem_region out[E820_CAP_FOR(600)], first[E820_CAP_FOR(600)];
 	static const uint32_t kinds[] = { EFI_MT_CONVENTIONAL, EFI_MT_BOOT_SERVICES_DATA,
@@ -578,7 +578,7 @@ static size_t ref_build(const struct desc *d, size_t nd, int free_list, struct m
 	return n;
 }
 
-static void test_random_reference(void)
+TEST(test_random_reference)
 {
 	static const uint32_t types[] = { 0, 1, 3, 4, 5, 7, 7, 7, 8, 9, 10, 11, 14, 15, 99 };
 	uint64_t seed = 0x9e3779b97f4a7c15ULL;
@@ -632,7 +632,7 @@ static void test_random_reference(void)
 
 /* ------------------------------------------------------------- fixtures */
 
-static void test_fixtures(void)
+TEST(test_fixtures)
 {
 	char *names[MMAP_FIXTURE_MAX_FILES];
 	int nfix = mmap_list_fixtures(names);
@@ -689,7 +689,7 @@ static void test_fixtures(void)
  * stay apart as KERNEL / LOADER_RECLAIMABLE, while the Linux-compatible
  * table calls them RAM; neither is ever free.
  */
-static void test_protocol_types(void)
+TEST(test_protocol_types)
 {
 	struct mmap_buf m;
 	struct mem_region out[16];
@@ -721,18 +721,4 @@ static void test_protocol_types(void)
 	CHECK(n == 1 && out[0].addr == 0x100000 && out[0].size == 0x100000,
 	      "free: only conventional memory");
 	mmap_free_buf(&m);
-}
-
-int main(void)
-{
-	test_protocol_types();
-	test_type_mapping();
-	test_desc_size();
-	test_table_cases();
-	test_sp_and_mirror();
-	test_capacity();
-	test_many();
-	test_random_reference();
-	test_fixtures();
-	return test_summary("test_e820");
 }

@@ -269,7 +269,7 @@ static const struct parse_case parse_cases[] = {
 	{ "Linux table, garbage before", K_LINUX, NULL, p_linux_garbage_pad, NULL, LDR_E_LINUX_RELOCS },
 };
 
-static void run_parse_cases(void)
+TEST(run_parse_cases)
 {
 	static struct eb e;
 	size_t n = sizeof(parse_cases) / sizeof(parse_cases[0]);
@@ -307,7 +307,7 @@ static enum ldr_err parse_kind(struct eb *e, enum eb_kind kind, struct elf_image
 	return elf_parse(e->buf, e->size, NULL, img);
 }
 
-static void test_valid_pie(void)
+TEST(test_valid_pie)
 {
 	static struct eb e;
 	struct elf_image img;
@@ -339,7 +339,7 @@ static void test_valid_pie(void)
 	CHECK(elf_parse(e.buf, e.size, NULL, &img) == LDR_OK, "PIE with a trailing byte");
 }
 
-static void test_valid_exec(void)
+TEST(test_valid_exec)
 {
 	static struct eb e;
 	struct elf_image img;
@@ -366,7 +366,7 @@ static void test_valid_exec(void)
 	CHECK(elf_parse(e.buf, e.size, NULL, &img) == LDR_E_LINUX_RELOCS, "ET_EXEC + 1 byte");
 }
 
-static void test_valid_linux(void)
+TEST(test_valid_linux)
 {
 	static struct eb e;
 	struct elf_image img;
@@ -389,7 +389,7 @@ static void test_valid_linux(void)
 	CHECK_EQ_U64(img.seg[2].load_off, 0x2000, "per-cpu placed by paddr");
 }
 
-static void test_load(void)
+TEST(test_load)
 {
 	static struct eb e;
 	static uint8_t dest[0x6000];
@@ -425,7 +425,7 @@ static void test_load(void)
 }
 
 /* Every proper prefix of a valid image must be refused (and read in bounds). */
-static void test_truncation_sweep(void)
+TEST(test_truncation_sweep)
 {
 	static struct eb e;
 	enum eb_kind kinds[] = { K_PIE, K_EXEC, K_LINUX };
@@ -458,7 +458,7 @@ static void test_truncation_sweep(void)
 }
 
 /* Flip header bytes to many values: never crash, never read out of bounds. */
-static void test_header_flips(void)
+TEST(test_header_flips)
 {
 	static struct eb e;
 	static const uint8_t vals[] = { 0x00, 0x01, 0x7f, 0x80, 0xff };
@@ -490,16 +490,4 @@ static void test_header_flips(void)
 	}
 	CHECK(runs == 3 * 0x200 * 5 && ok > 0, "flip sweep ran (%u of %u parsed)", ok, runs);
 	CHECK(load_bad == 0, "every flipped image that parses also loads");
-}
-
-int main(void)
-{
-	run_parse_cases();
-	test_valid_pie();
-	test_valid_exec();
-	test_valid_linux();
-	test_load();
-	test_truncation_sweep();
-	test_header_flips();
-	return test_summary("test_elf");
 }

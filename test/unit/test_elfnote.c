@@ -54,7 +54,8 @@ static size_t note(uint8_t *out, const char *name, uint32_t type, uint64_t a, ui
 	return n + ((descsz + 3) & ~3u);
 }
 
-int main(void)
+/* the KASLR window note: found, ignored when foreign, refused when malformed */
+TEST(test_vwindow_note)
 {
 	const uint64_t lo = 0xffffffffc0000000ULL, hi = 0xffffffffc8000000ULL;
 	uint8_t buf[128], two[256];
@@ -106,5 +107,4 @@ int main(void)
 	img.file_size = 130;
 	CHECK(elf_note_vwindow(&img, &s, &e) == LDR_E_OPT_VALUE, "area past EOF refused");
 	CHECK(s == lo && e == hi, "outputs untouched on failure");
-	return test_summary("test_elfnote");
 }

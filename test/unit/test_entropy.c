@@ -32,7 +32,7 @@ static void pool_seed_of(const char *a, const char *b, uint32_t bit_a, uint32_t 
 	CHECK(entropy_finish(&pool, out) == LDR_OK, "finish %s|%s", a, b);
 }
 
-static void test_pool(void)
+TEST(test_pool)
 {
 	struct entropy_pool pool;
 	uint8_t s1[32], s2[32], untouched[32], want[32];
@@ -159,7 +159,7 @@ static const struct hwrng_case {
 	  2, 2, { 1, 2 }, 20 },
 };
 
-static void test_hwrng(void)
+TEST(test_hwrng)
 {
 	for (size_t i = 0; i < ARRAY_LEN(hwrng_cases); i++) {
 		const struct hwrng_case *c = &hwrng_cases[i];
@@ -177,7 +177,7 @@ static void test_hwrng(void)
 
 /* ------------------------------------------------------------ derive, drbg */
 
-static void test_derive(void)
+TEST(test_derive)
 {
 	uint8_t seed[32], k1[32], k2[32], p1[32], want[32];
 	struct drbg d;
@@ -217,7 +217,7 @@ static void test_derive(void)
 	}
 }
 
-static void test_drbg_construction(void)
+TEST(test_drbg_construction)
 {
 	uint8_t seed[32], enc[20 + 32 + 8], want[64], got[64];
 	struct drbg d;
@@ -262,7 +262,7 @@ static void test_drbg_construction(void)
 	}
 }
 
-static void test_drbg_determinism(void)
+TEST(test_drbg_determinism)
 {
 	uint8_t s1[32], s2[32];
 	struct drbg a, b, c;
@@ -306,7 +306,7 @@ static uint64_t small_mask(uint64_t n)
 	return m;
 }
 
-static void test_accept_exhaustive(void)
+TEST(test_accept_exhaustive)
 {
 	static unsigned counts[300];
 
@@ -341,7 +341,7 @@ static void test_accept_exhaustive(void)
 	}
 }
 
-static void test_accept_edges(void)
+TEST(test_accept_edges)
 {
 	static const struct {
 		const char *name;
@@ -374,7 +374,7 @@ static void test_accept_edges(void)
 	}
 }
 
-static void test_below_bounds(void)
+TEST(test_below_bounds)
 {
 	static const uint64_t ns[] = {
 		1, 2, 3, 5, 37, 300, 3000, 1ULL << 20, (1ULL << 20) + 1,
@@ -453,7 +453,7 @@ static double chi_square(uint8_t seed_start, uint64_t n, unsigned nbuckets, unsi
 	return stat;
 }
 
-static void test_chi_square(void)
+TEST(test_chi_square)
 {
 	/* 0.99 quantiles of chi-square: 36 dof from tables; 99 dof from tables;
 	 * 2999 dof by Wilson-Hilferty (accurate to < 0.1 at this size). */
@@ -477,18 +477,4 @@ static void test_chi_square(void)
 		CHECK(stat < cases[i].critical, "%s: chi-square %.2f >= %.2f", cases[i].name,
 		      stat, cases[i].critical);
 	}
-}
-
-int main(void)
-{
-	test_pool();
-	test_hwrng();
-	test_derive();
-	test_drbg_construction();
-	test_drbg_determinism();
-	test_accept_exhaustive();
-	test_accept_edges();
-	test_below_bounds();
-	test_chi_square();
-	return test_summary("test_entropy");
 }

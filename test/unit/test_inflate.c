@@ -237,7 +237,7 @@ static enum ldr_err run(const char *name, const void *in, size_t len, uint64_t l
 
 /* ---------------------------------------------------------- tests */
 
-static void test_detect(void)
+TEST(test_detect)
 {
 	static const struct {
 		const char *name;
@@ -264,7 +264,7 @@ static void test_detect(void)
 		CHECK_EQ_U64(inflate_detect(t[i].b, t[i].len), t[i].want, "detect %s", t[i].name);
 }
 
-static void test_roundtrip(void)
+TEST(test_roundtrip)
 {
 	static const size_t sizes[] = { 0, 1, 2, 100, 64 * KIB - 1, 64 * KIB, 64 * KIB + 1,
 					1 * MIB, 3 * MIB };
@@ -292,7 +292,7 @@ static void test_roundtrip(void)
 }
 
 /* Highly compressible data: a zlib stream (no size hint) must grow its buffer. */
-static void test_growth(void)
+TEST(test_growth)
 {
 	size_t n = 5 * MIB + 3;
 	uint8_t *d = calloc(1, n);
@@ -325,7 +325,7 @@ static void test_growth(void)
  * yields a short or long result: it is a checksum failure, found after the
  * data decompressed into a buffer sized as the lie or grown past it.
  */
-static void test_isize_lies(void)
+TEST(test_isize_lies)
 {
 	size_t n = 300 * KIB;
 	uint8_t *d = make_data(n, 7);
@@ -358,7 +358,7 @@ static void test_isize_lies(void)
 	free(g.p);
 }
 
-static void test_limit(void)
+TEST(test_limit)
 {
 	static const size_t sizes[] = { 1, 4096, 64 * KIB, 64 * KIB + 1, 3 * MIB };
 
@@ -383,7 +383,7 @@ static void test_limit(void)
 	}
 }
 
-static void test_truncated(void)
+TEST(test_truncated)
 {
 	size_t n = 200 * KIB;
 	uint8_t *d = make_data(n, 3);
@@ -420,7 +420,7 @@ static void test_truncated(void)
 	free(z.p);
 }
 
-static void test_checksums(void)
+TEST(test_checksums)
 {
 	size_t n = 100 * KIB;
 	uint8_t *d = make_data(n, 5);
@@ -447,7 +447,7 @@ static void test_checksums(void)
 	free(z.p);
 }
 
-static void test_headers(void)
+TEST(test_headers)
 {
 	size_t n = 10 * KIB;
 	uint8_t *d = make_data(n, 11);
@@ -488,7 +488,7 @@ static void test_headers(void)
 	free(z.p);
 }
 
-static void test_corrupt_and_trailing(void)
+TEST(test_corrupt_and_trailing)
 {
 	size_t n = 50 * KIB;
 	uint8_t *d = make_data(n, 13);
@@ -545,7 +545,7 @@ static void test_corrupt_and_trailing(void)
 }
 
 /* 200 MiB of zeros in ~200 KiB: refused at the 16 MiB limit, memory bounded. */
-static void test_bomb(void)
+TEST(test_bomb)
 {
 	const uint64_t limit = 16 * MIB;
 	struct buf g = make_zero_bomb(200 * MIB, 31), z = make_zero_bomb(200 * MIB, 15);
@@ -583,7 +583,7 @@ static void test_bomb(void)
 
 /* Fail allocation k for k = 0, 1, ...: NOMEM and nothing leaked, until one
  * run no longer reaches allocation k and succeeds. */
-static void test_alloc_failure(void)
+TEST(test_alloc_failure)
 {
 	size_t n = 700 * KIB;
 	uint8_t *d = make_data(n, 17);
@@ -619,20 +619,4 @@ static void test_alloc_failure(void)
 		free(s[k].p);
 	}
 	free(d);
-}
-
-int main(void)
-{
-	test_detect();
-	test_roundtrip();
-	test_growth();
-	test_isize_lies();
-	test_limit();
-	test_truncated();
-	test_checksums();
-	test_headers();
-	test_corrupt_and_trailing();
-	test_bomb();
-	test_alloc_failure();
-	return test_summary("test_inflate");
 }

@@ -68,7 +68,7 @@ static void tw_unaligned(struct eb *x)
 	x->eh.e_entry += 0x100000;
 }
 
-static void test_detect(void)
+TEST(test_detect)
 {
 	static const struct {
 		const char *name;
@@ -94,7 +94,7 @@ static void test_detect(void)
 	CHECK(linux_detect(NULL) == 0, "NULL is not Linux");
 }
 
-static void test_size_window(void)
+TEST(test_size_window)
 {
 	struct elf_image img;
 	uint64_t lo = 1, hi = 2;
@@ -163,7 +163,7 @@ static struct linux_boot_args base_args(size_t n, int seed)
 	return a;
 }
 
-static void test_fill_header(void)
+TEST(test_fill_header)
 {
 	struct linux_boot_args a = base_args(20, 0);
 
@@ -231,7 +231,7 @@ static const uint8_t *find_node(uint32_t t, const struct linux_boot_args *a, int
 	return hit;
 }
 
-static void test_setup_data(void)
+TEST(test_setup_data)
 {
 	struct linux_boot_args a = base_args(200, 1);
 	const uint8_t *ext, *seed;
@@ -269,7 +269,7 @@ static void test_setup_data(void)
 	CHECK(find_node(LINUX_SETUP_RNG_SEED, &a, &n) && n == 1, "one node");
 }
 
-static void test_refused(void)
+TEST(test_refused)
 {
 	static const struct {
 		const char *name;
@@ -305,14 +305,4 @@ static void test_refused(void)
 		      ldr_strerror(cases[i].want));
 	}
 	CHECK(linux_boot_params_fill(NULL, NULL) == LDR_E_INVAL, "NULL");
-}
-
-int main(void)
-{
-	test_detect();
-	test_size_window();
-	test_fill_header();
-	test_setup_data();
-	test_refused();
-	return test_summary("test_linux_boot");
 }

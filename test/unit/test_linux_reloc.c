@@ -70,7 +70,7 @@ static enum ldr_err run(uint64_t new_vbase, struct reloc_report *rep,
 	return reloc_apply(&img, dest, sizeof(dest), new_vbase, rep);
 }
 
-static void test_apply_bases(void)
+TEST(test_apply_bases)
 {
 	static const uint64_t bases[] = { EB_V, EB_V + 0x200000, EB_V + 0x3e000000,
 					  EB_V - 0x1000000 };
@@ -93,7 +93,7 @@ static void test_apply_bases(void)
 	}
 }
 
-static void test_find(void)
+TEST(test_find)
 {
 	struct elf_linux_relocs lr;
 	struct elf_image img;
@@ -153,7 +153,7 @@ static const struct lr_case lr_cases[] = {
 	{ "inverse field in range", 0, A(0x1300), 0, 0x7ffff000, EB_V + 0x200000, LDR_OK },
 };
 
-static void test_cases(void)
+TEST(test_cases)
 {
 	size_t n = sizeof(lr_cases) / sizeof(lr_cases[0]);
 
@@ -175,7 +175,7 @@ static void test_cases(void)
 }
 
 /* linux_relocs_apply on raw tables: separators and length. */
-static void test_apply_direct(void)
+TEST(test_apply_direct)
 {
 	static const uint32_t good[] = { 0, A(0x100), 0, 0, A(0x200) };
 	static const uint32_t extra[] = { A(0x300), 0, A(0x100), 0, 0, A(0x200) };
@@ -199,13 +199,4 @@ static void test_apply_direct(void)
 	      LDR_E_LINUX_RELOCS, "length not a multiple of 4");
 	CHECK(linux_relocs_apply(NULL, 0, dest, 0x1000, EB_V, 0, &count) == LDR_E_INVAL, "NULL table");
 	CHECK_EQ_U64(count, 99, "count untouched on error");
-}
-
-int main(void)
-{
-	test_apply_bases();
-	test_find();
-	test_cases();
-	test_apply_direct();
-	return test_summary("test_linux_reloc");
 }

@@ -206,7 +206,7 @@ static void check_fields(const char *name, const struct ldr_options *o,
 		     name);
 }
 
-static void test_table(void)
+TEST(test_table)
 {
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct opt_case *c = &cases[i];
@@ -230,7 +230,7 @@ static void test_table(void)
 	}
 }
 
-static void test_defaults(void)
+TEST(test_defaults)
 {
 	struct ldr_options o;
 
@@ -245,7 +245,7 @@ static void test_defaults(void)
 }
 
 /* kaslr.min=0 is allowed (the table uses 0 for "default"). */
-static void test_min_zero(void)
+TEST(test_min_zero)
 {
 	struct ldr_options o;
 
@@ -255,7 +255,7 @@ static void test_min_zero(void)
 }
 
 /* Lengths at and past the limits. */
-static void test_too_long(void)
+TEST(test_too_long)
 {
 	char *t = malloc(OPT_TEXT_MAX + 2 * OPT_CMDLINE_MAX);
 	struct ldr_options o;
@@ -309,7 +309,7 @@ static void test_too_long(void)
 }
 
 /* Config first, then the load options on top: the line wins key by key. */
-static void test_override(void)
+TEST(test_override)
 {
 	static const char conf[] =
 		"kernel \\conf.elf\n"
@@ -385,7 +385,7 @@ static const struct ucs_case ucs_cases[] = {
 	{ "cap 1, empty", U(0), 0, 1, LDR_OK, "", 0 },
 };
 
-static void test_ucs2(void)
+TEST(test_ucs2)
 {
 	for (size_t i = 0; i < sizeof(ucs_cases) / sizeof(ucs_cases[0]); i++) {
 		const struct ucs_case *c = &ucs_cases[i];
@@ -446,7 +446,7 @@ static void test_ucs2(void)
 }
 
 /* UCS-2 straight into the line parser, as efi/main.c does. */
-static void test_ucs2_then_line(void)
+TEST(test_ucs2_then_line)
 {
 	static const char src[] = "\\EFI\\BOOT\\BOOTX64.EFI\tkaslr.min=64M\r\n-- console=ttyS0";
 	uint8_t b[2 * sizeof(src)];
@@ -516,7 +516,7 @@ static const struct size_case size_cases[] = {
 	{ "1_000", LDR_E_OPT_VALUE, 0 },
 };
 
-static void test_sizes(void)
+TEST(test_sizes)
 {
 	for (size_t i = 0; i < sizeof(size_cases) / sizeof(size_cases[0]); i++) {
 		const struct size_case *c = &size_cases[i];
@@ -541,17 +541,4 @@ static void test_sizes(void)
 		CHECK_EQ_U64(options_parse_size("16M trailing", 3, &v), LDR_OK, "size by len");
 		CHECK_EQ_U64(v, 16 * MIB, "size by len value");
 	}
-}
-
-int main(void)
-{
-	test_defaults();
-	test_table();
-	test_min_zero();
-	test_too_long();
-	test_override();
-	test_ucs2();
-	test_ucs2_then_line();
-	test_sizes();
-	return test_summary("test_options");
 }

@@ -154,7 +154,7 @@ static void check_unmapped(const struct pt *pt, const char *name, uint64_t virt)
 #define K_END    0x2025000ULL
 #define K_VIRT   0xffffffff80200000ULL
 
-static void test_loader_sequence(void)
+TEST(test_loader_sequence)
 {
 	struct pool pool;
 	struct pt_alloc a;
@@ -286,7 +286,7 @@ static void test_loader_sequence(void)
 	pool_close(&pool);
 }
 
-static void test_1g_pages(void)
+TEST(test_1g_pages)
 {
 	struct pool pool;
 	struct pt_alloc a;
@@ -350,7 +350,7 @@ static void test_1g_pages(void)
 }
 
 /* A 2 MiB leaf with PAT (bit 12) splits into PTEs with PAT in bit 7. */
-static void test_split_pat(void)
+TEST(test_split_pat)
 {
 	struct pool pool;
 	struct pt_alloc a;
@@ -370,7 +370,7 @@ static void test_split_pat(void)
 	pool_close(&pool);
 }
 
-static void test_refused(void)
+TEST(test_refused)
 {
 	static const struct {
 		const char *name;
@@ -436,7 +436,7 @@ static void test_refused(void)
 	pool_close(&pool);
 }
 
-static void test_alloc_failures(void)
+TEST(test_alloc_failures)
 {
 	struct pool pool;
 	struct pt_alloc a, bad;
@@ -536,7 +536,7 @@ static int model_check_page(const struct pt *pt, const struct model_page *m,
 	return 0;
 }
 
-static void test_random(void)
+TEST(test_random)
 {
 	struct pool pool;
 	struct pt_alloc a;
@@ -626,15 +626,4 @@ static void test_random(void)
 	check_unmapped(&pt, "random: above window", RND_WINDOW_BASE + RND_WINDOW);
 	pool_close(&pool);
 	free(m);
-}
-
-int main(void)
-{
-	test_loader_sequence();
-	test_1g_pages();
-	test_split_pat();
-	test_refused();
-	test_alloc_failures();
-	test_random();
-	return test_summary("test_pagetable");
 }

@@ -73,7 +73,7 @@ static void pie_full(void)
 	eb_put64(&e, eb_pie_off(0x2a38), 0x77);
 }
 
-static void test_pie_bases(void)
+TEST(test_pie_bases)
 {
 	static const uint64_t bases[] = { 0, 0x200000, 0x40000000, 0x123456789000ULL,
 					  0xffffffff80000000ULL };
@@ -133,7 +133,7 @@ static void exec_full(void)
 	eb_put32(&e, eb_exec_off(EB_V + 0x28), (uint32_t)(X_ABS - (EB_V + 0x28) - 4));
 }
 
-static void test_exec_bases(void)
+TEST(test_exec_bases)
 {
 	static const uint64_t bases[] = { EB_V, EB_V + 0x200000, EB_V + 0x3e000000,
 					  EB_V - 0x1000000, 0xffffffffff000000ULL };
@@ -159,7 +159,7 @@ static void test_exec_bases(void)
 	}
 }
 
-static void test_exec_r32(void)
+TEST(test_exec_r32)
 {
 	struct reloc_report rep;
 
@@ -297,7 +297,7 @@ static const struct bad_case bad_cases[] = {
 	{ "EXEC PC32 to ABS out of range", 1, x_pc32_range, EB_V - 0x1000000, LDR_E_RELOC_RANGE, 0, NULL },
 };
 
-static void test_bad_cases(void)
+TEST(test_bad_cases)
 {
 	size_t n = sizeof(bad_cases) / sizeof(bad_cases[0]);
 
@@ -324,7 +324,7 @@ static void test_bad_cases(void)
 	printf("test_reloc: %zu bad-relocation cases\n", n);
 }
 
-static void test_api_edges(void)
+TEST(test_api_edges)
 {
 	struct elf_image img;
 	struct reloc_report rep;
@@ -338,14 +338,4 @@ static void test_api_edges(void)
 	CHECK(elf_load(&img, dest, sizeof(dest)) == LDR_OK, "PIE loads");
 	CHECK(reloc_apply(&img, dest, img.load_size, 0x400000, NULL) == LDR_OK, "NULL report");
 	CHECK_EQ_U64(rd64(0x2800), 0x400100, "relocated without a report");
-}
-
-int main(void)
-{
-	test_pie_bases();
-	test_exec_bases();
-	test_exec_r32();
-	test_bad_cases();
-	test_api_edges();
-	return test_summary("test_reloc");
 }

@@ -80,7 +80,7 @@ static void fill_pattern(uint8_t *buf, size_t len)
 		buf[i] = (uint8_t)(7 * i + 3);
 }
 
-static void test_text_vectors(void)
+TEST(test_text_vectors)
 {
 	for (size_t i = 0; i < sizeof(text_cases) / sizeof(text_cases[0]); i++) {
 		uint8_t d[SHA256_DIGEST_SIZE];
@@ -99,7 +99,7 @@ static void test_text_vectors(void)
 	}
 }
 
-static void test_length_vectors(void)
+TEST(test_length_vectors)
 {
 	uint8_t msg[200];
 
@@ -112,7 +112,7 @@ static void test_length_vectors(void)
 	}
 }
 
-static void test_million_a(void)
+TEST(test_million_a)
 {
 	uint8_t *buf = malloc(1000000);
 	uint8_t d[SHA256_DIGEST_SIZE];
@@ -138,7 +138,7 @@ static void test_million_a(void)
 	free(buf);
 }
 
-static void test_split_updates(void)
+TEST(test_split_updates)
 {
 	uint8_t msg[200], want[SHA256_DIGEST_SIZE];
 
@@ -165,7 +165,7 @@ static void test_split_updates(void)
 	}
 }
 
-static void test_final_wipes(void)
+TEST(test_final_wipes)
 {
 	struct sha256_ctx ctx, zero;
 	uint8_t d[SHA256_DIGEST_SIZE];
@@ -175,14 +175,4 @@ static void test_final_wipes(void)
 	sha256_update(&ctx, "secret seed", 11);
 	sha256_final(&ctx, d);
 	CHECK(memcmp(&ctx, &zero, sizeof(ctx)) == 0, "context wiped after final");
-}
-
-int main(void)
-{
-	test_text_vectors();
-	test_length_vectors();
-	test_million_a();
-	test_split_updates();
-	test_final_wipes();
-	return test_summary("test_sha256");
 }

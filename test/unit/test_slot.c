@@ -226,7 +226,7 @@ static const struct {
 	{ "1 GiB alignment", { R(0, 8 * GIB) }, 1, 100 * MIB, 1 * GIB, 16 * MIB, 0, NULL, 0, 7 },
 };
 
-static void test_cases(void)
+TEST(test_cases)
 {
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
 		struct slot_params p = {
@@ -244,7 +244,7 @@ static void test_cases(void)
 }
 
 /* A region far too big for brute force: hand-computed. */
-static void test_huge(void)
+TEST(test_huge)
 {
 	struct mem_region r[] = { R(0, TOP) }; /* [0, 2^64 - 2] */
 	struct slot_params p = { .image_size = 2 * MIB, .align = 2 * MIB, .min_addr = 16 * MIB };
@@ -269,7 +269,7 @@ static void test_huge(void)
 
 /* ------------------------------------------------------------ random cases */
 
-static void test_random(void)
+TEST(test_random)
 {
 	uint64_t seed = 0x2545f4914f6cdd1dULL;
 	int bad = 0;
@@ -341,7 +341,7 @@ static void test_random(void)
 
 /* ------------------------------------------------------------ bad input */
 
-static void test_invalid(void)
+TEST(test_invalid)
 {
 	struct mem_region r[] = { R(16 * MIB, 64 * MIB), R(128 * MIB, 64 * MIB) };
 	struct mem_region unsorted[] = { R(128 * MIB, 64 * MIB), R(16 * MIB, 64 * MIB) };
@@ -417,7 +417,7 @@ static enum ldr_err draw_xorshift(void *ctx, uint64_t n, uint64_t *ret_idx)
 	return LDR_E_NO_ENTROPY;
 }
 
-static void test_pick(void)
+TEST(test_pick)
 {
 	static const struct mem_region r[] = { R(1 * MIB, 40 * MIB), RT(41 * MIB, 1 * MIB, E820_ACPI),
 					       R(42 * MIB, 22 * MIB), R(4 * GIB, 10 * MIB) };
@@ -482,7 +482,7 @@ static void test_pick(void)
 
 /* ------------------------------------------------------------ theoretical */
 
-static void test_theoretical(void)
+TEST(test_theoretical)
 {
 	/* e820 table: RAM includes memory firmware is still using; free list is less */
 	static const struct mem_region e820[] = {
@@ -532,7 +532,7 @@ static unsigned log2_centi(uint64_t x)
 	return whole * 100 + (unsigned)(((uint64_t)frac * 100) >> 16);
 }
 
-static void test_fixtures(void)
+TEST(test_fixtures)
 {
 	static const uint64_t sizes[] = { 16 * MIB, 64 * MIB };
 	char *names[MMAP_FIXTURE_MAX_FILES];
@@ -606,7 +606,7 @@ static enum ldr_err lowest_draw(void *ctx, uint64_t n, uint64_t *ret_idx)
 	return LDR_OK;
 }
 
-static void test_place(void)
+TEST(test_place)
 {
 	/* 16 MiB .. 48 MiB free: 15 slots for a 4 MiB image at 2 MiB steps */
 	const struct mem_region ram[] = { { 16 * MIB, 32 * MIB, E820_RAM, 0 } };
@@ -670,17 +670,4 @@ static void test_place(void)
 		CHECK(err == LDR_E_NO_SLOT && r.calls == 2, "2 slots refused -> NO_SLOT: %d after %u",
 		      err, r.calls);
 	}
-}
-
-int main(void)
-{
-	test_place();
-	test_cases();
-	test_huge();
-	test_random();
-	test_invalid();
-	test_pick();
-	test_theoretical();
-	test_fixtures();
-	return test_summary("test_slot");
 }

@@ -100,7 +100,7 @@ out:
 }
 
 /* virtual positions in the higher-half window for a few image sizes */
-static void check_virtual_window(void)
+TEST(test_virtual_window)
 {
 	struct mem_region win = { KB_VIRT_WINDOW_START,
 				  KB_VIRT_WINDOW_END - KB_VIRT_WINDOW_START, 1, 0 };
@@ -122,9 +122,9 @@ static void check_virtual_window(void)
 	       (unsigned long long)(sp.image_size = 58 * MIB, slot_count(&win, 1, &sp)));
 }
 
-int main(void)
+/* every captured OVMF map, for a 2 MiB and a 16 MiB kernel */
+TEST(test_captured_maps)
 {
-	check_virtual_window();
 	char *names[MMAP_FIXTURE_MAX_FILES];
 	int nf = mmap_list_fixtures(names), i, ovmf = 0;
 
@@ -139,5 +139,4 @@ int main(void)
 	CHECK(ovmf >= 4, "only %d captured OVMF maps under test/fixtures", ovmf);
 	for (i = 0; i < nf; i++)
 		free(names[i]);
-	return test_summary("test_uniform");
 }
