@@ -11,22 +11,17 @@
  *                   uint64_t stack_top, uint64_t entry, uint64_t info);
  *                   rdi             rsi               rdx
  *                   rcx                  r8              r9
- * Runs after ExitBootServices from the loader image, which the new tables map
- * read-only and executable at its identity address, so execution continues
- * across the CR3 load.
+ * Runs after ExitBootServices from the loader's code, which the new tables
+ * map read-only and executable at its identity address, so execution
+ * continues across the CR3 load.
  */
 	.globl handoff_jump
 	.type handoff_jump, @function
 handoff_jump:
 	cli
-	mov	%rcx, %r10		/* rdmsr/wrmsr use rcx and rdx */
 	mov	%rdx, %r11
-	/* EFER.NXE before any table with NX bits is live */
-	mov	$0xc0000080, %ecx
-	rdmsr
-	or	$0x800, %eax
-	wrmsr
-	/* CR0.WP: read-only pages bind ring 0 too */
+	/* CR0.WP: read-only pages bind ring 0 too.  EFER.NXE was set by the
+	 * caller when the CPU has NX; without it the tables carry no NX bit */
 	mov	%cr0, %rax
 	or	$0x10000, %rax
 	mov	%rax, %cr0
@@ -39,7 +34,11 @@ handoff_jump:
 	mov	%eax, %ss
 	mov	%eax, %fs
 	mov	%eax, %gs
-	mov	%r10, %rsp
+	mov	%rcx, %rsp
+	/* the TSS: its interrupt stack table serves #DF, NMI, #PF, #MC
+	 * (LTR marks its descriptor busy: the GDT is writable) */
+	mov	$0x20, %eax
+	ltr	%ax
 	/* reload CS with the new GDT's 64-bit code selector */
 	pushq	$0x10
 	leaq	1f(%rip), %rax

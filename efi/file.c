@@ -1,7 +1,9 @@
 /*
  * file.c - open, size and read files through EFI_SIMPLE_FILE_SYSTEM_PROTOCOL
  * on the loader's own volume.  Reads go in chunks so that a slow or large
- * read can show progress in verbose mode.
+ * read can show progress in verbose mode.  file_read() never reports its
+ * own failure: it says which step failed, and its caller, who knows what
+ * the file is for, reports it once (file_report()).
  */
 #include "file.h"
 #include "log.h"
@@ -30,65 +32,66 @@ void file_free(void *buf, UINT64 size)
 }
 
 EFI_STATUS file_read(EFI_HANDLE device, const CHAR16 *path, UINT64 max_size,
-		     void **ret_buf, UINT64 *ret_size)
+		     void **ret_buf, UINT64 *ret_size, struct file_failure *ret_fail)
 {
 	EFI_FILE_HANDLE root = NULL, fh = NULL;
 	EFI_FILE_INFO *info = NULL;
+	struct file_failure fail = { FILE_STEP_VOLUME, 0, 0, max_size };
 	void *buf = NULL;
 	UINT64 size = 0, done = 0;
 	EFI_STATUS st;
 
 	root = LibOpenRoot(device);
 	if (!root) {
-		st = log_fail(EFI_NOT_FOUND,
-			      L"cannot open the file system the loader was started from");
+		st = EFI_NOT_FOUND;
 		goto out;
 	}
+	fail.step = FILE_STEP_OPEN;
 	st = uefi_call_wrapper(root->Open, 5, root, &fh, (CHAR16 *)path,
 			       EFI_FILE_MODE_READ, 0);
 	if (EFI_ERROR(st)) {
-		CHAR16 name[64];
-
-		StatusToString(name, st);
-		log_fail(st, L"cannot open %s: %s (set kernel= in the load options or kaslr.conf)",
-			 path, name);
+		fh = NULL;
 		goto out;
 	}
+	fail.step = FILE_STEP_INFO;
 	info = LibFileInfo(fh);
 	if (!info) {
-		st = log_fail(EFI_DEVICE_ERROR, L"cannot read the size of %s", path);
+		st = EFI_DEVICE_ERROR;
 		goto out;
 	}
+	fail.step = FILE_STEP_DIRECTORY;
 	if (info->Attribute & EFI_FILE_DIRECTORY) {
-		st = log_fail(EFI_INVALID_PARAMETER, L"%s is a directory, not a kernel", path);
+		st = EFI_INVALID_PARAMETER;
 		goto out;
 	}
 	size = info->FileSize;
+	fail.size = size;
+	fail.step = FILE_STEP_TOO_BIG;
 	if (size > max_size) {
-		st = log_fail(EFI_BAD_BUFFER_SIZE, L"%s is %ld bytes, over the %ld-byte limit",
-			      path, size, max_size);
+		st = EFI_BAD_BUFFER_SIZE;
 		goto out;
 	}
+	fail.step = FILE_STEP_ALLOC;
 	st = file_alloc_pages(size, &buf);
-	if (EFI_ERROR(st)) {
-		log_efi(st, L"AllocatePages for the kernel file");
+	if (EFI_ERROR(st))
 		goto out;
-	}
+	fail.step = FILE_STEP_READ;
 	while (done < size) {
 		UINTN n = size - done > FILE_CHUNK ? FILE_CHUNK : (UINTN)(size - done);
 
+		fail.done = done;
 		st = uefi_call_wrapper(fh->Read, 3, fh, &n, (UINT8 *)buf + done);
-		if (EFI_ERROR(st)) {
-			log_efi(st, L"reading the kernel file");
+		if (EFI_ERROR(st))
 			goto out;
-		}
-		if (n == 0) {
-			st = log_fail(EFI_END_OF_FILE, L"%s ended after %ld of %ld bytes",
-				      path, done, size);
+		/* a file that shrank after GetInfo, or a volume that lies */
+		if (n == 0 || n > size - done) {
+			fail.step = FILE_STEP_SHORT;
+			st = EFI_END_OF_FILE;
 			goto out;
 		}
 		done += n;
-		/* verbose: a progress line every ~10% of a big file */
+		/* verbose: a progress line every ~10% of a big file (not an
+		 * error, so the helper may say it) */
 		if (size > 8 * MIB && done * 10 / size != (done - n) * 10 / size)
 			log_info(L"reading %s: %ld%%", path, done * 100 / size);
 	}
@@ -104,7 +107,43 @@ out:
 		uefi_call_wrapper(fh->Close, 1, fh);
 	if (root)
 		uefi_call_wrapper(root->Close, 1, root);
+	if (EFI_ERROR(st) && ret_fail)
+		*ret_fail = fail;
 	return st;
+}
+
+EFI_STATUS file_report(EFI_STATUS st, const CHAR16 *what, const CHAR16 *path,
+		       const struct file_failure *f)
+{
+	CHAR16 name[64];
+
+	StatusToString(name, st);
+	switch (f->step) {
+	case FILE_STEP_VOLUME:
+		return log_fail(st, L"cannot open the file system the loader was started from, to read the %s",
+				what);
+	case FILE_STEP_OPEN:
+		if (st == EFI_NOT_FOUND)
+			return log_fail(st, L"%s %s: no such file on the loader's volume", what, path);
+		return log_fail(st, L"cannot open %s %s: %s", what, path, name);
+	case FILE_STEP_INFO:
+		return log_fail(st, L"cannot read the size of %s %s", what, path);
+	case FILE_STEP_DIRECTORY:
+		return log_fail(st, L"%s %s is a directory, not a file", what, path);
+	case FILE_STEP_TOO_BIG:
+		return log_fail(st, L"%s %s is %ld bytes, over the %ld-byte limit", what, path,
+				f->size, f->limit);
+	case FILE_STEP_ALLOC:
+		return log_fail(st, L"no memory for the %ld bytes of %s %s: %s", f->size, what,
+				path, name);
+	case FILE_STEP_READ:
+		return log_fail(st, L"reading %s %s failed after %ld of %ld bytes: %s", what, path,
+				f->done, f->size, name);
+	case FILE_STEP_SHORT:
+		return log_fail(st, L"%s %s ended after %ld of the %ld bytes its size promised",
+				what, path, f->done, f->size);
+	}
+	return log_fail(st, L"reading %s %s: %s", what, path, name);
 }
 
 EFI_STATUS file_path_beside_image(EFI_LOADED_IMAGE *li, const CHAR16 *name,

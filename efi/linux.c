@@ -1,11 +1,15 @@
 /*
- * linux.c - Linux mode's firmware side: one allocation below 4 GiB, of the
+ * linux.c - Linux's x86-64 boot protocol as a boot protocol module
+ * (efi/proto.h): an unmodified vmlinux (ELF plus its appended relocation
+ * table) is placed in a physical slot and in Linux's own virtual KASLR
+ * window, and entered at its physical startup_64 with RSI = boot_params.
+ * The protocol's data itself is src/linux_boot.c; here is the firmware
+ * side: one allocation below 4 GiB, of the
  * loader's reclaimable type (e820 "usable" to the kernel, which copies the
  * zero page and command line first thing and memblock-reserves setup_data):
  *
  *   block + page 0            boot_params ("zero page")
  *         + page 1            command line (the kernel reads 2048 bytes)
- *                             + 0xc00: RNG seed, wiped once copied
  *         + LX_SETUP_PAGE     setup_data chain      LX_SETUP_PAGES
  *         + LX_WORK_PAGE      e820 workspace        LX_WORK_PAGES
  *                             (struct mem_region[LX_WORK_REGIONS])
@@ -15,15 +19,14 @@
  */
 #include <string.h>
 
-#include "linux.h"
+#include "proto.h"
 #include "log.h"
-#include "e820.h"
 #include "serial.h"
+#include "e820.h"
 #include "linux_boot.h"
 
 #define LX_BP_PAGE      0
 #define LX_CMDLINE_PAGE 1
-#define LX_SEED_OFF     0xc00
 #define LX_SEED_LEN     32
 #define LX_WORK_REGIONS 4096 /* 3 x 1365 descriptors: the final map's buffer */
 #define LX_WORK_PAGES   ((LX_WORK_REGIONS * sizeof(struct mem_region) + PAGE_SIZE - 1) / PAGE_SIZE)
@@ -34,18 +37,59 @@
 #define LX_WORK_PAGE    (LX_SETUP_PAGE + LX_SETUP_PAGES)
 #define LX_PAGES        (LX_WORK_PAGE + LX_WORK_PAGES)
 
-_Static_assert(LX_SEED_OFF >= LINUX_CMDLINE_BUF, "seed must not overlap the command line");
+_Static_assert(LX_SEED_LEN <= sizeof(((struct loader_secrets *)0)->kernel_seed),
+	       "the seed is kept with the loader's secrets");
 
-static uint8_t *lx_page(struct loader *L, unsigned n)
+static EFI_PHYSICAL_ADDRESS lx_block;
+static size_t lx_e820_count; /* entries in the work area after finish */
+
+static uint8_t *lx_page(unsigned n)
 {
-	return (uint8_t *)phys_to_ptr(L->linux_block) + (UINTN)n * PAGE_SIZE;
+	return (uint8_t *)phys_to_ptr(lx_block) + (UINTN)n * PAGE_SIZE;
 }
 
-EFI_STATUS linux_prepare(struct loader *L)
+/* An x86-64 vmlinux: ELF with Linux's appended relocation table. */
+static int linux_probe(const struct loader *L)
+{
+	static struct elf_image img;
+
+	return elf_parse(L->image_buf, L->image_size, NULL, &img) == LDR_OK &&
+	       linux_detect(&img);
+}
+
+static EFI_STATUS linux_load(struct loader *L)
+{
+	struct kernel_layout *k = &L->layout;
+	uint64_t lo, hi;
+	enum ldr_err err;
+
+	err = elf_parse(L->image_buf, L->image_size, NULL, &L->elf);
+	if (err != LDR_OK)
+		return log_ldr(log_status_of(err), err, L"the Linux kernel is not loadable");
+	SetMem(k, sizeof(*k), 0);
+	/* through _end (text to BSS and .brk), 2 MiB-rounded: Linux maps
+	 * itself with 2 MiB pages */
+	k->size = linux_slot_size(&L->elf);
+	k->align = LINUX_ALIGN;
+	err = linux_virt_window(&L->elf, k->size, &lo, &hi);
+	if (err != LDR_OK)
+		return log_ldr(EFI_LOAD_ERROR, err, L"Linux virtual window");
+	k->vwin_lo = lo;
+	k->vwin_hi = hi;
+	/* it starts at its physical startup_64, identity-mapped; its init
+	 * segment is RWX by Linux's own linker script */
+	k->enter_phys = 1;
+	k->phys_alias_x = 1;
+	log_info(L"Linux vmlinux, link base 0x%lx", L->elf.link_vbase);
+	return EFI_SUCCESS;
+}
+
+static EFI_STATUS linux_prepare(struct loader *L, const struct handoff_env *env)
 {
 	EFI_PHYSICAL_ADDRESS a = 0xffffffffULL;
 	EFI_STATUS st;
 
+	(void)env;
 	if (L->opt.cmdline_len > LINUX_CMDLINE_MAX)
 		return log_fail(EFI_INVALID_PARAMETER,
 				L"kernel command line has %d characters; Linux takes at most %d",
@@ -54,31 +98,34 @@ EFI_STATUS linux_prepare(struct loader *L)
 			       (EFI_MEMORY_TYPE)LDR_EFI_MT_RECLAIM, LX_PAGES, &a);
 	if (EFI_ERROR(st))
 		return log_efi(st, L"AllocatePages below 4 GiB for Linux's boot_params");
-	L->linux_block = a;
-	SetMem(lx_page(L, 0), LX_PAGES * PAGE_SIZE, 0);
-	CopyMem(lx_page(L, LX_CMDLINE_PAGE), L->opt.cmdline, L->opt.cmdline_len);
-	/* from the pool, never the placement seed (kaslr.seed= may be public) */
-	entropy_derive(L->pool_seed, "linux setup_data rng seed",
-		       lx_page(L, LX_CMDLINE_PAGE) + LX_SEED_OFF);
+	lx_block = a;
+	SetMem(lx_page(0), LX_PAGES * PAGE_SIZE, 0);
+	CopyMem(lx_page(LX_CMDLINE_PAGE), L->opt.cmdline, L->opt.cmdline_len);
+	/* from the pool, never the placement seed (kaslr.seed= may be public);
+	 * kept with the secrets, which are wiped before the jump */
+	entropy_derive(L->sec.pool_seed, "linux setup_data rng seed", L->sec.kernel_seed);
 	log_info(L"linux: physical base 0x%lx, virtual offset 0x%lx from 0x%lx, entry 0x%lx, boot_params 0x%lx",
 		 L->phys_base, L->virt_base - L->elf.link_vbase, L->elf.link_vbase, L->entry,
-		 L->linux_block);
+		 lx_block);
 	return EFI_SUCCESS;
 }
 
-void linux_release(struct loader *L)
+static void linux_release(struct loader *L)
 {
-	if (L->linux_block)
-		uefi_call_wrapper(BS->FreePages, 2, L->linux_block, LX_PAGES);
-	L->linux_block = 0;
+	(void)L;
+	if (lx_block)
+		uefi_call_wrapper(BS->FreePages, 2, lx_block, LX_PAGES);
+	lx_block = 0;
 }
 
-/* verbose, on COM1: one line per entry, as Linux prints "BIOS-e820:" */
-static void lx_print_e820(const struct mem_region *r, size_t n)
+/* verbose, on COM1: one line per e820 entry, as Linux prints "BIOS-e820:" */
+static void linux_after_exit(const struct loader *L)
 {
+	const struct mem_region *r = (const struct mem_region *)lx_page(LX_WORK_PAGE);
 	size_t i;
 
-	for (i = 0; i < n; i++) {
+	(void)L;
+	for (i = 0; i < lx_e820_count; i++) {
 		serial_puts("kaslr-loader: linux e820: [mem ");
 		serial_hex(r[i].addr);
 		serial_puts("-");
@@ -89,11 +136,15 @@ static void lx_print_e820(const struct mem_region *r, size_t n)
 	}
 }
 
-enum ldr_err linux_finish(struct loader *L, const struct efi_mmap *m, uint64_t acpi_rsdp,
-			  uint64_t *ret_bp)
+/*
+ * On a memory map fetched for ExitBootServices: the e820 table into the
+ * zero page, then the setup_data chain.  Pure computation; runs again if
+ * ExitBootServices refuses the map.
+ */
+static enum ldr_err linux_finish(struct loader *L, const struct handoff_env *env,
+				 const struct ebs_map *m, uint64_t *ret_bp)
 {
-	struct mem_region *work = (struct mem_region *)lx_page(L, LX_WORK_PAGE);
-	uint8_t *seed = lx_page(L, LX_CMDLINE_PAGE) + LX_SEED_OFF;
+	struct mem_region *work = (struct mem_region *)lx_page(LX_WORK_PAGE);
 	struct linux_boot_args a;
 	size_t n = 0;
 	enum ldr_err err;
@@ -102,26 +153,34 @@ enum ldr_err linux_finish(struct loader *L, const struct efi_mmap *m, uint64_t a
 	if (err != LDR_OK)
 		return err;
 	memset(&a, 0, sizeof(a));
-	a.cmdline = ptr_to_phys(lx_page(L, LX_CMDLINE_PAGE));
+	a.cmdline = ptr_to_phys(lx_page(LX_CMDLINE_PAGE));
 	a.cmdline_len = L->opt.cmdline_len;
-	a.acpi_rsdp = acpi_rsdp;
+	a.acpi_rsdp = env->acpi_rsdp;
 	a.kernel_phys = L->phys_base;
-	a.kernel_size = L->load_size;
+	a.kernel_size = L->layout.size;
 	a.link_phys = L->elf.pbase;
 	a.kaslr = !L->opt.nokaslr;
 	a.e820 = work;
 	a.e820_count = n;
-	a.rng_seed = seed;
+	a.rng_seed = L->sec.kernel_seed;
 	a.rng_seed_len = LX_SEED_LEN;
-	a.setup = lx_page(L, LX_SETUP_PAGE);
+	a.setup = lx_page(LX_SETUP_PAGE);
 	a.setup_phys = ptr_to_phys(a.setup);
 	a.setup_cap = LX_SETUP_PAGES * PAGE_SIZE;
-	err = linux_boot_params_fill(lx_page(L, LX_BP_PAGE), &a);
-	memset(seed, 0, LX_SEED_LEN); /* the kernel has its copy in setup_data */
+	err = linux_boot_params_fill(lx_page(LX_BP_PAGE), &a);
 	if (err != LDR_OK)
 		return err;
-	if (log_verbose)
-		lx_print_e820(work, n);
-	*ret_bp = ptr_to_phys(lx_page(L, LX_BP_PAGE));
+	lx_e820_count = n;
+	*ret_bp = ptr_to_phys(lx_page(LX_BP_PAGE));
 	return LDR_OK;
 }
+
+const struct boot_proto proto_linux = {
+	.name = L"Linux",
+	.probe = linux_probe,
+	.load = linux_load,
+	.prepare = linux_prepare,
+	.finish = linux_finish,
+	.release = linux_release,
+	.after_exit = linux_after_exit,
+};

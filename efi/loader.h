@@ -1,6 +1,7 @@
 /*
  * loader.h - the state one run of the loader carries from step to step in
- * efi/: options, the kernel's bytes, the entropy, and where it was placed.
+ * efi/: options, the kernel's bytes, the entropy, the boot protocol that
+ * claimed the kernel, and where the kernel was placed.
  */
 #ifndef EFI_LOADER_H
 #define EFI_LOADER_H
@@ -29,44 +30,80 @@
 /* The read-only IDT alias: far from the kernel's window (PML4 slot 509). */
 #define LDR_IDT_ALIAS 0xfffffe8000000000ULL
 
+/*
+ * What a boot protocol's load step decides about placement; the generic
+ * placement and page-table code act on it without knowing the protocol.
+ */
+struct kernel_layout {
+	uint64_t size;      /* bytes reserved at the physical slot */
+	uint64_t align;     /* physical alignment (a power of two >= 2 MiB) */
+	uint64_t max_end;   /* the image must end at or below this physical
+			       address (0: anywhere) */
+	uint64_t vwin_lo;   /* virtual window for loaded offset 0: a base is */
+	uint64_t vwin_hi;   /* drawn in [vwin_lo, vwin_hi); both 0: the kernel
+			       runs at its physical address */
+	int enter_phys;     /* jump to phys_base + entry_off, not the virtual entry */
+	int phys_alias_x;   /* the kernel's physical alias keeps its execute
+			       rights (it starts there); otherwise the alias is
+			       never executable and never writable over code */
+};
+
+/*
+ * Secrets: the entropy pool's output, the placement seed and the generator
+ * keyed with it.  Whoever reads them can recompute the placement and the
+ * kernel's RNG seed, so they are wiped before the jump and on every way
+ * back to firmware.
+ */
+struct loader_secrets {
+	uint8_t seed[32];      /* placement seed (kaslr.seed= or the pool's) */
+	uint8_t pool_seed[32]; /* the entropy pool's output */
+	uint8_t kernel_seed[32]; /* a seed the kernel gets, until it is copied */
+	struct drbg drbg;
+};
+
+struct boot_proto;
+
 struct loader {
 	EFI_HANDLE image;
 	EFI_LOADED_IMAGE *li;
 	struct ldr_options opt;
+	const struct boot_proto *proto;
 
-	/* the kernel file, then (if compressed) the inflated image */
+	/* the kernel file, then (if compressed) the decompressed image */
 	void *file;
 	UINT64 file_size;
-	void *elf_buf;       /* == file when not compressed */
-	UINT64 elf_size;
-	UINT64 elf_cap;      /* bytes allocated at elf_buf when inflated */
+	void *image_buf;     /* == file when not compressed */
+	UINT64 image_size;
+	UINT64 image_cap;    /* bytes allocated at image_buf when decompressed */
 	struct elf_image elf;
+	struct kernel_layout layout;
 
 	/* entropy */
-	uint32_t sources;
+	uint32_t sources;    /* KB_RNG_* */
 	uint32_t flags;      /* KB_FLAG_* */
-	uint8_t seed[32];    /* placement seed (kaslr.seed= or the pool's) */
-	uint8_t pool_seed[32];
-	struct drbg drbg;
+	struct loader_secrets sec;
 
 	/* placement */
 	uint64_t phys_base;
 	uint64_t virt_base;  /* run-time address of loaded offset 0 */
-	uint64_t load_size;
 	uint64_t phys_slots;
 	uint64_t virt_slots;
 	uint64_t entry;
 	uint64_t relocs;
-
-	/* Linux mode (linux_detect(), efi/linux.c): boot_params and friends */
-	int linux_mode;
-	uint64_t linux_block;
 };
 
-/* efi/place.c: choose and reserve the physical and virtual bases. */
+/* efi/place.c: choose and reserve the physical and virtual bases, copy and
+ * relocate the kernel there.  Logs its own failure. */
 EFI_STATUS place_kernel(struct loader *L);
 
-/* efi/handoff.c: page tables, IDT, handoff data, ExitBootServices, jump. */
+/* Give back the kernel's pages (a boot that failed after place_kernel). */
+void place_release(struct loader *L);
+
+/* efi/handoff.c: page tables, descriptors, the protocol's hand-off data,
+ * ExitBootServices, jump.  Returns only on failure. */
 EFI_STATUS handoff_boot(struct loader *L);
+
+/* Wipe L->sec and every other secret copy the loader keeps. */
+void loader_wipe_secrets(struct loader *L);
 
 #endif

@@ -1,7 +1,8 @@
 /*
- * main.c - efi_main: the loader's steps in order (DESIGN.md "What the loader
- * does").  Each step logs its own failure once and returns an EFI status,
- * which goes back to whoever started the loader.
+ * main.c - efi_main: the loader's steps in order (README, "How it works").
+ * Each step reports its own failure once and returns an EFI status, which
+ * goes back to whoever started the loader.  No step here knows which boot
+ * protocol the kernel speaks: that is behind efi/proto.h.
  */
 #include <efi.h>
 #include <efilib.h>
@@ -10,45 +11,46 @@
 #include "inflate.h"
 #include "sha256.h"
 #include "loader.h"
+#include "proto.h"
 #include "log.h"
 #include "file.h"
 #include "rng.h"
 #include "zglue.h"
 #include "bli.h"
-#include "linux_boot.h"
 
 #define CONF_NAME L"kaslr.conf"
 #define KERNEL_DEFAULT L"kernel.elf"
 /* a kernel file (compressed or not) larger than this is refused unread */
 #define KERNEL_FILE_MAX (1 * GIB)
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Tried in this order; the native protocol takes any kernel left. */
+static const struct boot_proto *const protos[] = { &proto_linux, &proto_native };
+
+/* the load options' text: kept to be wiped (it may hold kaslr.seed=) */
+static char opt_text[OPT_TEXT_MAX + 1];
+
 static EFI_STATUS load_config(struct loader *L)
 {
 	CHAR16 path[OPT_PATH_MAX];
+	struct file_failure ff;
 	void *buf = NULL;
 	UINT64 size = 0;
-	EFI_FILE_HANDLE root;
-	EFI_FILE_HANDLE fh = NULL;
 	enum ldr_err err;
 	EFI_STATUS st;
 
 	st = file_path_beside_image(L->li, CONF_NAME, path, OPT_PATH_MAX);
 	if (EFI_ERROR(st))
 		return log_efi(st, L"path of kaslr.conf");
-	/* absent is fine: probe before file_read, which reports what is missing */
-	root = LibOpenRoot(L->li->DeviceHandle);
-	if (!root)
+	st = file_read(L->li->DeviceHandle, path, OPT_TEXT_MAX, &buf, &size, &ff);
+	/* no kaslr.conf (or no file system at all) is the normal case */
+	if (st == EFI_NOT_FOUND && ff.step <= FILE_STEP_OPEN)
 		return EFI_SUCCESS;
-	st = uefi_call_wrapper(root->Open, 5, root, &fh, path, EFI_FILE_MODE_READ, 0);
-	uefi_call_wrapper(root->Close, 1, root);
 	if (EFI_ERROR(st))
-		return EFI_SUCCESS;
-	uefi_call_wrapper(fh->Close, 1, fh);
-
-	st = file_read(L->li->DeviceHandle, path, OPT_TEXT_MAX, &buf, &size);
-	if (EFI_ERROR(st))
-		return st;
+		return file_report(st, L"configuration", path, &ff);
 	err = options_parse_config(&L->opt, buf, size);
+	ldr_wipe(buf, size);
 	file_free(buf, size);
 	if (err != LDR_OK)
 		return log_ldr(log_status_of(err), err, L"%s: key '%a'", path, L->opt.bad);
@@ -57,7 +59,6 @@ static EFI_STATUS load_config(struct loader *L)
 
 static EFI_STATUS load_options(struct loader *L)
 {
-	static char text[OPT_TEXT_MAX + 1];
 	size_t len = 0;
 	enum ldr_err err;
 	EFI_STATUS st;
@@ -68,8 +69,8 @@ static EFI_STATUS load_options(struct loader *L)
 		return st;
 	if (!L->li->LoadOptions || L->li->LoadOptionsSize == 0)
 		return EFI_SUCCESS;
-	err = options_from_ucs2(L->li->LoadOptions, L->li->LoadOptionsSize, text,
-				sizeof(text), &len);
+	err = options_from_ucs2(L->li->LoadOptions, L->li->LoadOptionsSize, opt_text,
+				sizeof(opt_text), &len);
 	if (err == LDR_E_OPT_ENCODING && len == 0) {
 		/* binary OptionalData from a Boot#### entry, not text for us */
 		log_warn(L"ignoring load options that are not UCS-2 text");
@@ -78,7 +79,7 @@ static EFI_STATUS load_options(struct loader *L)
 	if (err != LDR_OK)
 		return log_ldr(EFI_INVALID_PARAMETER, err,
 			       L"load options (character %d)", (int)len);
-	err = options_parse_line(&L->opt, text, len);
+	err = options_parse_line(&L->opt, opt_text, len);
 	if (err != LDR_OK)
 		return log_ldr(log_status_of(err), err, L"load options: '%a'", L->opt.bad);
 	return EFI_SUCCESS;
@@ -91,27 +92,30 @@ static EFI_STATUS gather_entropy(struct loader *L)
 
 	entropy_init(&pool);
 	st = rng_gather(&pool);
-	if (EFI_ERROR(st))
+	if (EFI_ERROR(st)) {
+		ldr_wipe(&pool, sizeof(pool));
 		return log_efi(st, L"gathering entropy (no usable TSC)");
+	}
 	L->sources = pool.sources;
-	if (entropy_finish(&pool, L->pool_seed) != LDR_OK)
+	/* entropy_finish wipes the pool's hash state */
+	if (entropy_finish(&pool, L->sec.pool_seed) != LDR_OK)
 		return log_fail(EFI_NOT_READY, L"no entropy source contributed");
 	if (L->sources == KB_RNG_RDTSC) {
 		L->flags |= KB_FLAG_WEAK_ENTROPY;
 		log_warn(L"only RDTSC entropy available (no EFI_RNG_PROTOCOL, no RDRAND): placement is guessable");
 	}
 	if (L->opt.have_seed) {
-		CopyMem(L->seed, L->opt.seed, sizeof(L->seed));
+		CopyMem(L->sec.seed, L->opt.seed, sizeof(L->sec.seed));
 		L->flags |= KB_FLAG_FIXED_SEED;
 		log_warn(L"kaslr.seed= given: placement is reproducible, not random");
 	} else {
-		CopyMem(L->seed, L->pool_seed, sizeof(L->seed));
+		CopyMem(L->sec.seed, L->sec.pool_seed, sizeof(L->sec.seed));
 	}
 	if (L->opt.nokaslr) {
 		L->flags |= KB_FLAG_NOKASLR;
 		log_warn(L"nokaslr: loading at the lowest valid address");
 	}
-	drbg_init(&L->drbg, L->seed);
+	drbg_init(&L->sec.drbg, L->sec.seed);
 	log_info(L"entropy sources:%s%s%s%s",
 		 (L->sources & KB_RNG_EFI) ? L" efi-rng" : L"",
 		 (L->sources & KB_RNG_RDSEED) ? L" rdseed" : L"",
@@ -120,10 +124,23 @@ static EFI_STATUS gather_entropy(struct loader *L)
 	return EFI_SUCCESS;
 }
 
-static EFI_STATUS read_kernel(struct loader *L, CHAR16 *path, UINTN cap)
+/* From here on the decompressors' stack protector has a real, random canary. */
+static void protect_decompressors(struct loader *L)
+{
+	uint8_t c[32];
+	uint64_t canary;
+
+	/* from the pool, not the placement seed: kaslr.seed= is public */
+	entropy_derive(L->sec.pool_seed, "zlib stack canary", c);
+	CopyMem(&canary, c, sizeof(canary));
+	zglue_enter(L->image, canary);
+	ldr_wipe(c, sizeof(c));
+	ldr_wipe(&canary, sizeof(canary));
+}
+
+static EFI_STATUS kernel_path(struct loader *L, CHAR16 *path, UINTN cap)
 {
 	CHAR16 name[OPT_PATH_MAX];
-	enum ldr_err err;
 	UINTN i;
 	EFI_STATUS st;
 
@@ -137,12 +154,23 @@ static EFI_STATUS read_kernel(struct loader *L, CHAR16 *path, UINTN cap)
 	st = file_path_beside_image(L->li, name, path, cap);
 	if (EFI_ERROR(st))
 		return log_efi(st, L"kernel path too long");
-	st = file_read(L->li->DeviceHandle, path, KERNEL_FILE_MAX, &L->file, &L->file_size);
-	if (EFI_ERROR(st))
-		return st;
-	if (L->file_size == 0)
-		return log_fail(EFI_LOAD_ERROR, L"%s is empty", path);
+	return EFI_SUCCESS;
+}
 
+/* Read the kernel file, check its pinned hash, decompress it if it is. */
+static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
+{
+	struct file_failure ff;
+	enum ldr_err err;
+	EFI_STATUS st;
+
+	st = file_read(L->li->DeviceHandle, path, KERNEL_FILE_MAX, &L->file, &L->file_size, &ff);
+	if (EFI_ERROR(st))
+		return file_report(st, L"kernel", path, &ff);
+	if (L->file_size == 0)
+		return log_ldr(EFI_LOAD_ERROR, LDR_E_EMPTY_FILE, L"kernel %s", path);
+
+	/* the bytes hashed are the bytes used: no second read */
 	if (L->opt.have_sha256) {
 		uint8_t digest[32];
 
@@ -153,60 +181,63 @@ static EFI_STATUS read_kernel(struct loader *L, CHAR16 *path, UINTN cap)
 		log_info(L"%s: sha256 matches", path);
 	}
 
-	L->elf_buf = L->file;
-	L->elf_size = L->file_size;
+	L->image_buf = L->file;
+	L->image_size = L->file_size;
 	if (inflate_detect(L->file, L->file_size) != INFLATE_NONE) {
 		void *out;
-		uint64_t len, cap2;
+		uint64_t len, cap;
 
 		log_info(L"%s: decompressing %ld bytes", path, L->file_size);
 		err = inflate_image(L->file, L->file_size, L->opt.max_kernel, &zglue_alloc,
-				    &out, &len, &cap2);
+				    &out, &len, &cap);
 		if (err == LDR_E_GZIP_TOO_BIG)
 			return log_ldr(EFI_LOAD_ERROR, err,
 				       L"%s: more than %ld bytes (raise kaslr.maxsize=)",
 				       path, L->opt.max_kernel);
 		if (err != LDR_OK)
 			return log_ldr(log_status_of(err), err, L"%s", path);
-		L->elf_buf = out;
-		L->elf_size = len;
-		L->elf_cap = cap2;
+		L->image_buf = out;
+		L->image_size = len;
+		L->image_cap = cap;
 		log_info(L"%s: %ld bytes decompressed", path, len);
 	}
 	return EFI_SUCCESS;
 }
 
-static EFI_STATUS parse_kernel(struct loader *L, const CHAR16 *path)
+/* The first protocol that recognises the kernel parses and lays it out. */
+static EFI_STATUS load_kernel(struct loader *L, const CHAR16 *path)
 {
-	struct elf_limits lim = elf_default_limits();
-	enum ldr_err err;
+	UINTN i;
+	EFI_STATUS st;
 
-	err = elf_parse(L->elf_buf, L->elf_size, &lim, &L->elf);
-	if (err != LDR_OK)
-		return log_ldr(log_status_of(err), err, L"%s is not a loadable kernel", path);
-	if (L->elf.reloc_kind == ELF_RELOC_NONE)
-		return log_fail(EFI_UNSUPPORTED,
-				L"%s carries no relocations, so it cannot be moved: link it with -pie or --emit-relocs",
-				path);
-	L->load_size = L->elf.load_size;
-	if (linux_detect(&L->elf)) {
-		/* Linux mode: boot protocol, Linux's virtual window, 2 MiB slot */
-		L->linux_mode = 1;
-		L->load_size = linux_slot_size(&L->elf);
-		log_info(L"%s: Linux vmlinux, link base 0x%lx", path, L->elf.link_vbase);
-	}
-	log_info(L"%s: %a kernel, %d segments, %ld bytes loaded", path,
-		 L->elf.type == 3 ? "ET_DYN" : "ET_EXEC", L->elf.nseg, L->load_size);
+	for (i = 0; i < ARRAY_SIZE(protos); i++)
+		if (protos[i]->probe(L))
+			break;
+	L->proto = protos[i < ARRAY_SIZE(protos) ? i : ARRAY_SIZE(protos) - 1];
+	st = L->proto->load(L);
+	if (EFI_ERROR(st))
+		return st;
+	log_info(L"%s: %s kernel, %d segments, %ld bytes at the slot", path, L->proto->name,
+		 L->elf.nseg, L->layout.size);
 	return EFI_SUCCESS;
 }
 
-static void release(struct loader *L)
+/* The kernel file and the decompressed image, once copied into place. */
+static void release_image(struct loader *L)
 {
-	if (L->elf_buf && L->elf_buf != L->file)
-		zglue_alloc.free(zglue_alloc.ctx, L->elf_buf, L->elf_cap);
-	L->elf_buf = NULL;
+	if (L->image_buf && L->image_buf != L->file)
+		zglue_alloc.free(zglue_alloc.ctx, L->image_buf, L->image_cap);
+	L->image_buf = NULL;
 	file_free(L->file, L->file_size);
 	L->file = NULL;
+}
+
+void loader_wipe_secrets(struct loader *L)
+{
+	ldr_wipe(&L->sec, sizeof(L->sec));
+	ldr_wipe(L->opt.seed, sizeof(L->opt.seed));
+	ldr_wipe(opt_text, sizeof(opt_text));
+	zglue_wipe();
 }
 
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
@@ -225,30 +256,22 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return log_efi(st, L"HandleProtocol(LoadedImage)");
 
 	st = load_options(L);
-	if (EFI_ERROR(st))
-		return st;
-	log_verbose = L->opt.verbose;
-	log_step_begin();
-
-	st = gather_entropy(L);
-	if (EFI_ERROR(st))
-		return st;
-	log_step(L"entropy");
-	/* from here libz's stack protector has a real, random canary */
-	{
-		uint8_t c[32];
-		uint64_t canary;
-
-		/* from the pool, not the placement seed: kaslr.seed= is public */
-		entropy_derive(L->pool_seed, "zlib stack canary", c);
-		CopyMem(&canary, c, sizeof(canary));
-		zglue_enter(image, canary);
+	if (!EFI_ERROR(st)) {
+		log_verbose = L->opt.verbose;
+		log_step_begin();
+		st = gather_entropy(L);
 	}
+	if (EFI_ERROR(st))
+		goto out;
+	log_step(L"entropy");
+	protect_decompressors(L);
 
-	st = read_kernel(L, path, OPT_PATH_MAX);
+	st = kernel_path(L, path, OPT_PATH_MAX);
+	if (!EFI_ERROR(st))
+		st = read_kernel(L, path);
 	if (!EFI_ERROR(st)) {
 		log_step(L"read and decompress");
-		st = parse_kernel(L, path);
+		st = load_kernel(L, path);
 	}
 	if (!EFI_ERROR(st)) {
 		log_step(L"parse");
@@ -256,13 +279,14 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	if (!EFI_ERROR(st)) {
 		log_step(L"place, copy and relocate");
-		/* the inflated image was copied into place; drop the sources */
-		release(L);
+		/* the image was copied into place; drop the sources */
+		release_image(L);
 		st = handoff_boot(L); /* returns only on failure */
-		uefi_call_wrapper(BS->FreePages, 2, L->phys_base,
-				  EFI_SIZE_TO_PAGES(L->load_size));
+		place_release(L);
 	}
-	release(L);
+	release_image(L);
 	zglue_leave();
+out:
+	loader_wipe_secrets(L);
 	return st;
 }

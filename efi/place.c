@@ -1,8 +1,9 @@
 /*
- * place.c - where the kernel goes: a uniformly drawn 2 MiB-aligned physical
- * slot in memory that is free now, reserved with AllocatePages(AllocateAddress),
- * and for higher-half kernels an independently drawn virtual slot; then the
- * segments are copied there and relocated.
+ * place.c - where the kernel goes: a uniformly drawn physical slot (the
+ * protocol's size and alignment, at least 2 MiB-aligned) in memory that is
+ * free now, reserved with AllocatePages(AllocateAddress), and, when the
+ * protocol gives a virtual window, an independently drawn virtual base;
+ * then the segments are copied there and relocated.
  */
 #include "loader.h"
 #include "log.h"
@@ -10,8 +11,6 @@
 #include "e820.h"
 #include "slot.h"
 #include "reloc.h"
-#include "elfnote.h"
-#include "linux_boot.h"
 
 /* a refused slot is excluded and another drawn, this many times at most */
 #define PLACE_TRIES 16
@@ -117,12 +116,15 @@ static EFI_STATUS place_physical(struct loader *L)
 	avoid[navoid++].flags = 0;
 
 	SetMem(&sp, sizeof(sp), 0);
-	sp.image_size = L->load_size;
-	sp.align = SLOT_ALIGN;
-	if (L->elf.max_align > sp.align)
-		sp.align = L->elf.max_align;
+	sp.image_size = L->layout.size;
+	sp.align = L->layout.align;
 	sp.min_addr = L->opt.min_addr;
 	sp.max_addr = L->opt.max_addr;
+	/* what the kernel's own relocations allow (e.g. 32-bit fields) */
+	if (L->layout.max_end && (sp.max_addr == 0 || sp.max_addr > L->layout.max_end)) {
+		sp.max_addr = L->layout.max_end;
+		log_info(L"the kernel must end below 0x%lx (its relocation types)", sp.max_addr);
+	}
 	sp.avoid = avoid;
 	sp.navoid = navoid;
 	if (log_verbose) {
@@ -140,12 +142,12 @@ static EFI_STATUS place_physical(struct loader *L)
 	}
 
 	err = slot_place(free_r, nfree, &sp, avoid, &navoid, PLACE_AVOID_MAX,
-			 L->opt.nokaslr ? place_lowest : place_draw, &L->drbg,
+			 L->opt.nokaslr ? place_lowest : place_draw, &L->sec.drbg,
 			 place_reserve, NULL, PLACE_TRIES, &base, &count);
 	if (err == LDR_E_NO_SLOT) {
 		st = log_fail(EFI_OUT_OF_RESOURCES,
 			      L"no free 2 MiB-aligned range of %ld bytes between kaslr.min=0x%lx and kaslr.max=0x%lx; give the machine more memory or widen the window",
-			      L->load_size, sp.min_addr, sp.max_addr);
+			      L->layout.size, sp.min_addr, sp.max_addr);
 		goto out;
 	}
 	if (err == LDR_E_SLOT_REFUSED) {
@@ -170,61 +172,49 @@ out:
 }
 
 /*
- * Higher-half kernels (linked at or above LDR_HIGH_BASE) get a virtual base
- * drawn over every 2 MiB-aligned position that keeps the image inside
- * [LDR_HIGH_BASE, LDR_HIGH_END); the window is one region for the slot core.
- * Everything else runs identity-mapped at its physical address.
+ * A virtual base drawn over every 2 MiB-aligned position that keeps the
+ * image inside the protocol's window, which is one region for the slot
+ * core.  Without a window the kernel runs at its physical address.
  */
 static EFI_STATUS place_virtual(struct loader *L)
 {
 	struct mem_region win;
 	struct slot_params sp;
-	uint64_t base, count, lo, hi;
+	uint64_t base, count;
 	enum ldr_err err;
 
-	if (L->elf.link_vbase < LDR_HIGH_BASE) {
+	if (L->layout.vwin_hi <= L->layout.vwin_lo) {
 		L->virt_base = L->phys_base;
 		L->virt_slots = 1;
 		return EFI_SUCCESS;
 	}
-	win.addr = LDR_HIGH_BASE;
-	win.size = LDR_HIGH_END - LDR_HIGH_BASE;
-	if (L->linux_mode) {
-		/* Linux's own KASLR window (linux_boot.h) */
-		err = linux_virt_window(&L->elf, L->load_size, &lo, &hi);
-		if (err != LDR_OK)
-			return log_ldr(EFI_LOAD_ERROR, err, L"Linux virtual window");
-		win.addr = lo;
-		win.size = hi - lo;
-	} else if ((err = elf_note_vwindow(&L->elf, &lo, &hi)) == LDR_OK) {
-		/* the kernel narrows the window with a KASLR note (elfnote.h) */
-		if (lo < LDR_HIGH_BASE || hi > LDR_HIGH_END)
-			return log_fail(EFI_LOAD_ERROR,
-					L"kernel asks for a virtual window outside [0x%lx, 0x%lx)",
-					LDR_HIGH_BASE, LDR_HIGH_END);
-		win.addr = lo;
-		win.size = hi - lo;
-		log_info(L"kernel narrows the virtual window to [0x%lx, 0x%lx)", lo, hi);
-	} else if (err == LDR_E_OPT_VALUE) {
-		return log_fail(EFI_LOAD_ERROR, L"kernel's KASLR window note is malformed");
-	}
+	win.addr = L->layout.vwin_lo;
+	win.size = L->layout.vwin_hi - L->layout.vwin_lo;
 	win.type = E820_RAM;
 	win.flags = 0;
 	SetMem(&sp, sizeof(sp), 0);
-	sp.image_size = L->load_size;
+	sp.image_size = L->layout.size;
 	sp.align = SLOT_ALIGN;
 	sp.min_addr = win.addr;
 	err = slot_pick(&win, 1, &sp, L->opt.nokaslr ? place_lowest : place_draw,
-			&L->drbg, &base, &count);
+			&L->sec.drbg, &base, &count);
 	if (err != LDR_OK)
 		return log_ldr(EFI_LOAD_ERROR, err, L"virtual window for a %ld-byte kernel",
-			       L->load_size);
+			       L->layout.size);
 	L->virt_base = base;
 	L->virt_slots = count;
 	if (!L->opt.nokaslr)
 		L->flags |= KB_FLAG_VIRT_KASLR;
 	log_info(L"virtual slots: %ld", count);
 	return EFI_SUCCESS;
+}
+
+void place_release(struct loader *L)
+{
+	if (L->phys_base)
+		uefi_call_wrapper(BS->FreePages, 2, L->phys_base,
+				  EFI_SIZE_TO_PAGES(L->layout.size));
+	L->phys_base = 0;
 }
 
 EFI_STATUS place_kernel(struct loader *L)
@@ -241,13 +231,13 @@ EFI_STATUS place_kernel(struct loader *L)
 	if (EFI_ERROR(st))
 		goto fail;
 	dest = phys_to_ptr(L->phys_base);
-	err = elf_load(&L->elf, dest, L->load_size);
+	err = elf_load(&L->elf, dest, L->layout.size);
 	if (err != LDR_OK) {
 		st = log_ldr(EFI_LOAD_ERROR, err, L"copying the kernel's segments");
 		goto fail;
 	}
 	SetMem(&rep, sizeof(rep), 0);
-	err = reloc_apply(&L->elf, dest, L->load_size, L->virt_base, &rep);
+	err = reloc_apply(&L->elf, dest, L->layout.size, L->virt_base, &rep);
 	if (err == LDR_E_RELOC_TYPE) {
 		st = log_fail(EFI_UNSUPPORTED, L"kernel has relocation type %d, which this loader does not apply; rebuild it as PIE or with -mcmodel=kernel --emit-relocs",
 			      rep.bad_type);
@@ -259,13 +249,11 @@ EFI_STATUS place_kernel(struct loader *L)
 		goto fail;
 	}
 	L->relocs = rep.count;
-	/* Linux enters at its physical startup_64, identity-mapped */
-	L->entry = (L->linux_mode ? L->phys_base : L->virt_base) + L->elf.entry_off;
+	L->entry = (L->layout.enter_phys ? L->phys_base : L->virt_base) + L->elf.entry_off;
 	log_info(L"kernel at phys 0x%lx virt 0x%lx, %ld relocations applied",
 		 L->phys_base, L->virt_base, rep.count);
 	return EFI_SUCCESS;
 fail:
-	uefi_call_wrapper(BS->FreePages, 2, L->phys_base, EFI_SIZE_TO_PAGES(L->load_size));
-	L->phys_base = 0;
+	place_release(L);
 	return st;
 }

@@ -81,14 +81,6 @@ static int rng_rdseed_step(void *ctx, uint64_t *ret_value)
 	return 1;
 }
 
-static void rng_wipe(void *p, UINTN len)
-{
-	volatile uint8_t *v = p;
-
-	while (len--)
-		*v++ = 0;
-}
-
 static int rng_all_zero(const uint8_t *p, UINTN len)
 {
 	uint8_t acc = 0;
@@ -121,7 +113,7 @@ static void rng_gather_efi(struct entropy_pool *pool)
 	/* an all-zero answer is a firmware bug, not randomness */
 	if (!EFI_ERROR(st) && !rng_all_zero(buf, sizeof(buf)))
 		entropy_add(pool, KB_RNG_EFI, buf, sizeof(buf));
-	rng_wipe(buf, sizeof(buf));
+	ldr_wipe(buf, sizeof(buf));
 }
 
 /*
@@ -135,7 +127,7 @@ static void rng_gather_hw(struct entropy_pool *pool, hwrng_step_fn step, uint32_
 
 	if (n == RNG_HW_VALUES)
 		entropy_add(pool, bit, vals, sizeof(vals));
-	rng_wipe(vals, sizeof(vals));
+	ldr_wipe(vals, sizeof(vals));
 }
 
 /*
@@ -174,6 +166,6 @@ EFI_STATUS rng_gather(struct entropy_pool *pool)
 		tsc[t++] = tsc_read();
 	}
 	entropy_add(pool, KB_RNG_RDTSC, tsc, sizeof(tsc));
-	rng_wipe(tsc, sizeof(tsc));
+	ldr_wipe(tsc, sizeof(tsc));
 	return EFI_SUCCESS;
 }

@@ -61,6 +61,11 @@ void zglue_enter(EFI_HANDLE image, uint64_t canary)
 	zglue_wrmsr(MSR_FS_BASE, (uint64_t)(UINTN)zglue_tcb);
 }
 
+void zglue_wipe(void)
+{
+	ldr_wipe(zglue_tcb, sizeof(zglue_tcb));
+}
+
 void zglue_leave(void)
 {
 	if (!zglue_active)

@@ -17,6 +17,9 @@
 void zglue_enter(EFI_HANDLE image, uint64_t canary);
 void zglue_leave(void);
 
+/* Zero the canary (it came from the entropy pool); before the jump. */
+void zglue_wipe(void);
+
 /* The allocator capability src/inflate.c takes: pool for small, pages for big. */
 extern const struct inflate_alloc zglue_alloc;
 

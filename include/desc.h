@@ -9,6 +9,16 @@
  *   0x08  null (unused; Linux's boot GDT keeps this slot free too)
  *   0x10  DESC_KERNEL_CS  64-bit code: L=1 D=0 G=1 P=1 DPL0, execute/read
  *   0x18  DESC_KERNEL_DS  data: D/B=1 G=1 P=1 DPL0, read/write
+ *   0x20  DESC_TSS_SEL    64-bit TSS (16 bytes: two slots), type 9
+ *
+ * The TSS serves only its interrupt stack table: the early-exception gates
+ * of #DF, NMI, #PF and #MC switch to stacks of their own, so that a fault
+ * on an overflowed kernel stack is reported instead of becoming a triple
+ * fault.  64-bit TSS (104 bytes, little-endian):
+ *
+ *   0x04  RSP0..RSP2 (unused here: no ring change)
+ *   0x24  IST1..IST7 (8 bytes each; 0 = none)
+ *   0x66  I/O map base = 104: no I/O permission bitmap
  *
  * Both segments have base 0 and limit 0xfffff (4 GiB with G=1; ignored in
  * 64-bit mode) and the accessed bit pre-set, so the CPU never writes the
@@ -29,10 +39,15 @@
 
 #include "ldr.h"
 
-#define DESC_GDT_ENTRIES 4
+#define DESC_GDT_ENTRIES 6
 #define DESC_NULL_SEL    0x00
 #define DESC_KERNEL_CS   0x10
 #define DESC_KERNEL_DS   0x18
+#define DESC_TSS_SEL     0x20
+
+#define DESC_TSS_SIZE    104
+#define DESC_TSS_IST_OFF 0x24
+#define DESC_TSS_IOMAP   0x66
 
 /* The raw descriptors desc_gdt_build() writes. */
 #define DESC_GDT_CODE64  0x00af9b000000ffffULL
@@ -47,8 +62,18 @@
 /* Size of the operand of LGDT/LIDT in 64-bit mode: limit16, base64. */
 #define DESC_PTR_SIZE 10
 
-/* Fill gdt with the layout above (null, null, 64-bit code, data). */
-void desc_gdt_build(uint64_t gdt[DESC_GDT_ENTRIES]);
+/*
+ * Fill gdt with the layout above (null, null, 64-bit code, data, TSS); the
+ * TSS descriptor points at tss_base (DESC_TSS_SIZE bytes, available type;
+ * LTR marks it busy in the GDT, which must then be writable).
+ */
+void desc_gdt_build(uint64_t gdt[DESC_GDT_ENTRIES], uint64_t tss_base);
+
+/*
+ * Fill the DESC_TSS_SIZE bytes at tss: zero, then IST1..IST7 from ist[0..6]
+ * (stack tops, 0 = unused) and the I/O map base past the end.
+ */
+void desc_tss_build(uint8_t tss[DESC_TSS_SIZE], const uint64_t ist[DESC_IST_MAX]);
 
 /*
  * Write a 64-bit interrupt gate (type 0xE, present, DPL0) for vector into

@@ -54,6 +54,7 @@ struct kb_mem_entry {
 #define KB_FLAG_FIXED_SEED   (1u << 1) /* kaslr.seed= given: placement is reproducible */
 #define KB_FLAG_NOKASLR      (1u << 2) /* nokaslr: lowest valid slot */
 #define KB_FLAG_VIRT_KASLR   (1u << 3) /* the virtual base was randomized */
+#define KB_FLAG_NO_NX        (1u << 4) /* the CPU has no NX: nothing is no-execute */
 
 struct kb_framebuffer {
 	uint64_t base;   /* physical; 0 when there is no GOP */

@@ -89,6 +89,8 @@
 	X(LDR_E_HASH_MISMATCH, SECURITY_VIOLATION, "kernel SHA-256 does not match sha256=", "the file changed or sha256= is stale") \
 	X(LDR_E_EMPTY_FILE, LOAD_ERROR, "file is empty", "copy the kernel file again") \
 	X(LDR_E_PT_UNMAPPED, LOAD_ERROR, "address is not mapped by the page tables", NULL) \
+	X(LDR_E_EBS_REFUSED, ABORTED, "ExitBootServices refused every memory map key", NULL) \
+	X(LDR_E_EBS_MAP, ABORTED, "GetMemoryMap failed at ExitBootServices", NULL) \
 	X(LDR_E_SLOT_REFUSED, OUT_OF_RESOURCES, "firmware refused every slot drawn for the kernel", NULL) \
 	/* end of LDR_ERRORS */
 
@@ -134,6 +136,20 @@ static inline uint64_t ldr_align_up(uint64_t v, uint64_t a)
 static inline uint64_t ldr_align_down(uint64_t v, uint64_t a)
 {
 	return v & ~(a - 1);
+}
+
+/*
+ * Zero secret material (seeds, keys, hash states) in a way the compiler may
+ * not elide even when the object is never read again: volatile stores, then
+ * a barrier that claims to read the memory.
+ */
+static inline void ldr_wipe(void *p, size_t len)
+{
+	volatile uint8_t *v = (volatile uint8_t *)p;
+
+	while (len--)
+		*v++ = 0;
+	__asm__ volatile("" : : "r"(p) : "memory");
 }
 
 /* The one place a physical address becomes a pointer (identity mapping). */

@@ -81,6 +81,9 @@ struct pt {
 	uint64_t pml4_phys;     /* the value for CR3 */
 	struct pt_alloc alloc;
 	unsigned pages_used;    /* table pages taken from alloc, PML4 included */
+	int no_nx;              /* the CPU has no NX (execute-disable): never set
+				   bit 63, every mapping is executable; 0 after
+				   pt_init(), set by the caller before mapping */
 };
 
 /* Identity translations for the loader, where pointer == physical address. */

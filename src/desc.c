@@ -36,7 +36,10 @@ static void desc_put(uint8_t *p, uint64_t v, unsigned bytes)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-void desc_gdt_build(uint64_t gdt[DESC_GDT_ENTRIES])
+/* access byte of an available 64-bit TSS: P=1, DPL0, S=0, type 9 */
+#define DESC_ACC_TSS64 0x89
+
+void desc_gdt_build(uint64_t gdt[DESC_GDT_ENTRIES], uint64_t tss_base)
 {
 	const uint8_t code = DESC_ACC_P | DESC_ACC_S | DESC_ACC_CODE |
 			     DESC_ACC_RW | DESC_ACC_ACCESSED;
@@ -50,6 +53,20 @@ void desc_gdt_build(uint64_t gdt[DESC_GDT_ENTRIES])
 					       DESC_FLAG_G | DESC_FLAG_L);
 	gdt[DESC_KERNEL_DS / 8] = desc_segment(0, 0xfffff, data,
 					       DESC_FLAG_G | DESC_FLAG_DB);
+	/* a system descriptor in long mode: 16 bytes, base bits 63..32 in
+	 * the second slot (SDM 8.2.3) */
+	gdt[DESC_TSS_SEL / 8] = desc_segment((uint32_t)tss_base, DESC_TSS_SIZE - 1,
+					     DESC_ACC_TSS64, 0);
+	gdt[DESC_TSS_SEL / 8 + 1] = tss_base >> 32;
+}
+
+void desc_tss_build(uint8_t tss[DESC_TSS_SIZE], const uint64_t ist[DESC_IST_MAX])
+{
+	for (unsigned i = 0; i < DESC_TSS_SIZE; i++)
+		tss[i] = 0;
+	for (unsigned i = 0; i < DESC_IST_MAX; i++)
+		desc_put(tss + DESC_TSS_IST_OFF + 8 * i, ist[i], 8);
+	desc_put(tss + DESC_TSS_IOMAP, DESC_TSS_SIZE, 2);
 }
 
 enum ldr_err desc_idt_set_gate(void *idt, unsigned vector, uint64_t handler,

@@ -25,15 +25,6 @@ static void entropy_put_le(uint8_t *p, uint64_t v, unsigned bytes)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Zero secret material in a way the compiler may not elide. */
-static void entropy_wipe(void *p, size_t len)
-{
-	volatile uint8_t *v = p;
-
-	while (len--)
-		*v++ = 0;
-}
-
 /* Start an empty pool (no sources). */
 void entropy_init(struct entropy_pool *pool)
 {
@@ -73,11 +64,11 @@ enum ldr_err entropy_finish(struct entropy_pool *pool, uint8_t ret_seed[ENTROPY_
 	/* pool->sources is kept: it is not secret, and callers report it */
 	sha256_final(&pool->hash, seed);
 	if (!sources) {
-		entropy_wipe(seed, sizeof(seed));
+		ldr_wipe(seed, sizeof(seed));
 		return LDR_E_NO_ENTROPY;
 	}
 	memcpy(ret_seed, seed, sizeof(seed));
-	entropy_wipe(seed, sizeof(seed));
+	ldr_wipe(seed, sizeof(seed));
 	return LDR_OK;
 }
 
@@ -188,7 +179,7 @@ void drbg_bytes(struct drbg *d, void *out, size_t len)
 		if (take > len)
 			take = len;
 		memcpy(p, d->block + d->used, take);
-		entropy_wipe(d->block + d->used, take);
+		ldr_wipe(d->block + d->used, take);
 		d->used += (unsigned)take;
 		p += take;
 		len -= take;

@@ -192,6 +192,7 @@ enum ldr_err pt_init(struct pt *pt, const struct pt_alloc *a)
 		return LDR_E_INVAL;
 	tmp.alloc = *a;
 	tmp.pages_used = 0;
+	tmp.no_nx = 0;
 	err = pt_new_table(&tmp, &tmp.pml4_phys);
 	if (err != LDR_OK)
 		return err;
@@ -224,7 +225,8 @@ enum ldr_err pt_map_range(struct pt *pt, uint64_t virt, uint64_t phys,
 	op.leaf_bits = PT_PRESENT;
 	if (flags & PT_W)
 		op.leaf_bits |= PT_RW;
-	if (!(flags & PT_X))
+	/* without EFER.NXE bit 63 is reserved: setting it would fault */
+	if (!(flags & PT_X) && !pt->no_nx)
 		op.leaf_bits |= PT_NX;
 	if (flags & PT_GLOBAL)
 		op.leaf_bits |= PT_GLOBAL_BIT;

@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "ldr.h"
 #include "sha256.h"
 
 /* FIPS 180-4 4.2.2: first 32 bits of the fractional parts of the cube
@@ -148,7 +149,6 @@ void sha256_update(struct sha256_ctx *ctx, const void *data, size_t len)
 void sha256_final(struct sha256_ctx *ctx, uint8_t ret_digest[SHA256_DIGEST_SIZE])
 {
 	uint64_t bits = ctx->total * 8;
-	volatile uint8_t *wipe = (volatile uint8_t *)ctx;
 	size_t i;
 
 	ctx->buf[ctx->buf_len++] = 0x80;
@@ -165,9 +165,7 @@ void sha256_final(struct sha256_ctx *ctx, uint8_t ret_digest[SHA256_DIGEST_SIZE]
 	for (i = 0; i < 8; i++)
 		sha256_store_be32(ret_digest + 4 * i, ctx->state[i]);
 
-	/* volatile so the wipe of a dead object is not optimised away */
-	for (i = 0; i < sizeof(*ctx); i++)
-		wipe[i] = 0;
+	ldr_wipe(ctx, sizeof(*ctx));
 }
 
 /* One-shot: ret_digest = SHA-256(data[0..len)). */

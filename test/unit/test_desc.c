@@ -52,7 +52,7 @@ TEST(test_gdt)
 	CHECK_EQ_U64(DESC_KERNEL_CS, 0x10, "Linux boot protocol __BOOT_CS");
 	CHECK_EQ_U64(DESC_KERNEL_DS, 0x18, "Linux boot protocol __BOOT_DS");
 	memset(gdt, 0xee, sizeof(gdt));
-	desc_gdt_build(gdt);
+	desc_gdt_build(gdt, 0x123456789abcd000ULL);
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		uint64_t d = gdt[want[i].sel / 8];
 		struct seg_fields f = seg_decode(d);
@@ -87,6 +87,36 @@ static uint64_t get_le(const uint8_t *p, unsigned bytes)
 	for (unsigned i = 0; i < bytes; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	return v;
+}
+
+/* the TSS descriptor (two slots) and the TSS itself, field by field */
+TEST(test_tss)
+{
+	const uint64_t base = 0x0000123480ab1f00ULL;
+	uint64_t gdt[DESC_GDT_ENTRIES];
+	uint64_t ist[DESC_IST_MAX] = { 0x1000, 0x2000, 0, 0xffff800000004000ULL, 0, 0, 0x7000 };
+	uint8_t tss[DESC_TSS_SIZE + 8];
+	struct seg_fields f;
+
+	CHECK_EQ_U64(DESC_TSS_SEL, 0x20, "TSS selector after the data segment");
+	CHECK_EQ_U64(DESC_TSS_SEL / 8 + 2, DESC_GDT_ENTRIES, "TSS takes the last two slots");
+	desc_gdt_build(gdt, base);
+	f = seg_decode(gdt[DESC_TSS_SEL / 8]);
+	CHECK_EQ_U64(f.base, base & 0xffffffff, "TSS base 31..0");
+	CHECK_EQ_U64(gdt[DESC_TSS_SEL / 8 + 1], base >> 32, "TSS base 63..32, rest zero");
+	CHECK_EQ_U64(f.limit, DESC_TSS_SIZE - 1, "TSS limit");
+	CHECK_EQ_U64(f.type, 9, "available 64-bit TSS");
+	CHECK(f.s == 0 && f.dpl == 0 && f.p == 1 && f.g == 0 && f.l == 0 && f.db == 0,
+	      "system descriptor, present, byte granular");
+
+	memset(tss, 0xee, sizeof(tss));
+	desc_tss_build(tss, ist);
+	for (unsigned i = 0; i < DESC_IST_MAX; i++)
+		CHECK_EQ_U64(get_le(tss + 0x24 + 8 * i, 8), ist[i], "IST%u", i + 1);
+	CHECK_EQ_U64(get_le(tss + 0x66, 2), DESC_TSS_SIZE, "no I/O bitmap");
+	CHECK_EQ_U64(get_le(tss + 4, 8), 0, "RSP0 unused");
+	CHECK_EQ_U64(get_le(tss, 4), 0, "reserved");
+	CHECK_EQ_U64(tss[DESC_TSS_SIZE], 0xee, "nothing written past the TSS");
 }
 
 TEST(test_idt)
@@ -161,5 +191,5 @@ TEST(test_ptr)
 	CHECK_EQ_U64(get_le(p + 2, 8), 0xffffff8000123000ULL, "pseudo-descriptor base");
 	CHECK_EQ_U64(p[DESC_PTR_SIZE], 0x77, "pseudo-descriptor is 10 bytes");
 	desc_make_ptr(p, 0x1000, DESC_GDT_ENTRIES * 8 - 1);
-	CHECK_EQ_U64(get_le(p, 2), 31, "GDT limit");
+	CHECK_EQ_U64(get_le(p, 2), 47, "GDT limit: six slots");
 }

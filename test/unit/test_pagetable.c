@@ -627,3 +627,28 @@ TEST(test_random)
 	pool_close(&pool);
 	free(m);
 }
+
+/* a CPU without NX: no entry may carry bit 63, which is reserved there */
+TEST(test_no_nx)
+{
+	struct pool pool;
+	struct pt_alloc a;
+	struct pt pt;
+	uint64_t phys = 0, psize = 0;
+	uint32_t flags = 0;
+
+	pool_open(&pool, &a, 1 * MIB);
+	CHECK_EQ_U64(pt_init(&pt, &a), LDR_OK, "no-NX: init");
+	CHECK(pt.no_nx == 0, "NX used unless the caller says otherwise");
+	pt.no_nx = 1;
+	CHECK_EQ_U64(pt_map_range(&pt, 0, 0, 64 * MIB, PT_W), LDR_OK, "no-NX: RW data");
+	CHECK_EQ_U64(pt_map_range(&pt, 0xffffffff81000000ULL, 16 * MIB, 8 * KIB, 0), LDR_OK,
+		     "no-NX: read-only");
+	CHECK_EQ_U64(pt_lookup(&pt, 0xffffffff81001000ULL, &phys, &flags, &psize), LDR_OK,
+		     "no-NX: lookup");
+	CHECK(flags == PT_X && phys == 16 * MIB + 4 * KIB, "read-only, executable for want of NX: %x",
+	      flags);
+	CHECK_EQ_U64(pt_lookup(&pt, 5 * MIB, &phys, &flags, &psize), LDR_OK, "no-NX: identity");
+	CHECK(flags == (PT_W | PT_X), "RW, executable for want of NX: %x", flags);
+	pool_close(&pool);
+}

@@ -1,0 +1,179 @@
+/*
+ * native.c - this loader's own boot protocol (include/kaslr_boot.h,
+ * include/PROTOCOL.md): any relocatable ELF64 x86-64 kernel that is not
+ * Linux.  The hand-off data lives in one allocation of the loader's
+ * reclaimable type:
+ *
+ *   block + page 0              struct kaslr_boot_info
+ *         + NV_MMAP_PAGE        memory map (kb_mem_entry[])   NV_MMAP_PAGES
+ *         + NV_CMDLINE_PAGE     command line                  1 page
+ */
+#include "proto.h"
+#include "log.h"
+#include "e820.h"
+#include "elfnote.h"
+#include "slot.h"
+
+#define NV_INFO_PAGE    0
+#define NV_MMAP_PAGE    1
+/* room for E820_CAP_FOR() of a 64 KiB map of 40-byte descriptors */
+#define NV_MMAP_PAGES   40
+#define NV_CMDLINE_PAGE (NV_MMAP_PAGE + NV_MMAP_PAGES)
+#define NV_PAGES        (NV_CMDLINE_PAGE + 1)
+
+static EFI_PHYSICAL_ADDRESS nv_block;
+
+static uint8_t *nv_page(unsigned n)
+{
+	return (uint8_t *)phys_to_ptr(nv_block) + (UINTN)n * PAGE_SIZE;
+}
+
+/* Whatever the Linux protocol did not take. */
+static int native_probe(const struct loader *L)
+{
+	(void)L;
+	return 1;
+}
+
+static EFI_STATUS native_load(struct loader *L)
+{
+	struct elf_limits lim = elf_default_limits();
+	struct kernel_layout *k = &L->layout;
+	uint64_t lo, hi;
+	enum ldr_err err;
+
+	lim.allow_wx_linux = 0; /* W+X is Linux's exception, never ours */
+	err = elf_parse(L->image_buf, L->image_size, &lim, &L->elf);
+	if (err != LDR_OK)
+		return log_ldr(log_status_of(err), err, L"the kernel is not a loadable ELF kernel");
+	if (L->elf.reloc_kind == ELF_RELOC_NONE)
+		return log_fail(EFI_UNSUPPORTED,
+				L"the kernel carries no relocations, so it cannot be moved: link it with -pie or --emit-relocs");
+	if (L->elf.reloc_kind == ELF_RELOC_LINUX)
+		return log_fail(EFI_UNSUPPORTED,
+				L"the kernel has a Linux relocation table but is not a Linux kernel");
+
+	SetMem(k, sizeof(*k), 0);
+	k->size = L->elf.load_size;
+	k->align = L->elf.max_align > SLOT_ALIGN ? L->elf.max_align : SLOT_ALIGN;
+	if (L->elf.link_vbase < LDR_HIGH_BASE)
+		return EFI_SUCCESS; /* runs at its physical address */
+
+	/* higher half: a virtual base of its own, narrowed by a KASLR note */
+	k->vwin_lo = LDR_HIGH_BASE;
+	k->vwin_hi = LDR_HIGH_END;
+	err = elf_note_vwindow(&L->elf, &lo, &hi);
+	if (err == LDR_OK) {
+		if (lo < LDR_HIGH_BASE || hi > LDR_HIGH_END)
+			return log_fail(EFI_LOAD_ERROR,
+					L"kernel asks for a virtual window outside [0x%lx, 0x%lx)",
+					LDR_HIGH_BASE, LDR_HIGH_END);
+		k->vwin_lo = lo;
+		k->vwin_hi = hi;
+		log_info(L"kernel narrows the virtual window to [0x%lx, 0x%lx)", lo, hi);
+	} else if (err == LDR_E_OPT_VALUE) {
+		return log_fail(EFI_LOAD_ERROR, L"kernel's KASLR window note is malformed");
+	}
+	return EFI_SUCCESS;
+}
+
+static EFI_STATUS native_prepare(struct loader *L, const struct handoff_env *env)
+{
+	struct kaslr_boot_info *info;
+	EFI_STATUS st;
+	unsigned v;
+
+	st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages,
+			       (EFI_MEMORY_TYPE)LDR_EFI_MT_RECLAIM, NV_PAGES, &nv_block);
+	if (EFI_ERROR(st)) {
+		nv_block = 0;
+		return log_efi(st, L"AllocatePages for the hand-off structure");
+	}
+	SetMem(nv_page(0), NV_PAGES * PAGE_SIZE, 0);
+	info = (struct kaslr_boot_info *)nv_page(NV_INFO_PAGE);
+	info->magic = KB_MAGIC;
+	info->version = KB_VERSION;
+	info->size = sizeof(*info);
+	info->phys_base = L->phys_base;
+	info->virt_base = L->virt_base;
+	info->link_base = L->elf.link_vbase;
+	info->phys_offset = L->phys_base - L->elf.pbase;
+	info->virt_offset = L->virt_base - L->elf.link_vbase;
+	for (v = 0; v < L->elf.nseg; v++) {
+		uint64_t end = L->elf.seg[v].load_off + L->elf.seg[v].memsz;
+
+		if (end > info->image_size)
+			info->image_size = end;
+	}
+	info->phys_slots = L->phys_slots;
+	info->virt_slots = L->virt_slots;
+	info->entropy_sources = L->sources;
+	info->flags = L->flags | env->flags;
+	info->cmdline = ptr_to_phys(nv_page(NV_CMDLINE_PAGE));
+	info->cmdline_len = L->opt.cmdline_len;
+	CopyMem(nv_page(NV_CMDLINE_PAGE), L->opt.cmdline, L->opt.cmdline_len);
+	/* the kernel's seed comes from the pool, never from the placement seed */
+	entropy_derive(L->sec.pool_seed, "kernel rng_seed", info->rng_seed);
+	info->acpi_rsdp = env->acpi_rsdp;
+	info->efi_system_table = ptr_to_phys(ST);
+	info->fb = env->fb;
+	info->idt_alias = env->idt_alias;
+	info->idt_phys = env->idt_phys;
+	info->stack_size = env->stack_size;
+	info->stack_top = env->stack_top;
+	info->pml4 = env->cr3;
+	return EFI_SUCCESS;
+}
+
+/* the final EFI map -> the protocol's memory map; no firmware, no printing */
+static enum ldr_err native_finish(struct loader *L, const struct handoff_env *env,
+				  const struct ebs_map *m, uint64_t *ret_arg)
+{
+	struct kaslr_boot_info *info = (struct kaslr_boot_info *)nv_page(NV_INFO_PAGE);
+	struct mem_region *r = (struct mem_region *)nv_page(NV_MMAP_PAGE);
+	struct kb_mem_entry *e = (struct kb_mem_entry *)r;
+	size_t cap = NV_MMAP_PAGES * PAGE_SIZE / sizeof(*r), n = 0, i;
+	enum ldr_err err;
+
+	(void)L;
+	(void)env;
+	_Static_assert(sizeof(struct mem_region) == sizeof(struct kb_mem_entry),
+		       "in-place conversion needs equal sizes");
+	err = e820_protocol_from_efi(m->buf, m->size, m->desc_size, r, cap, &n);
+	if (err != LDR_OK)
+		return err;
+	for (i = 0; i < n; i++) {
+		struct mem_region t = r[i];
+
+		e[i].addr = t.addr;
+		e[i].size = t.size;
+		e[i].type = t.type;
+		e[i].reserved = 0;
+	}
+	info->mem_map = ptr_to_phys(e);
+	info->mem_map_count = (uint32_t)n;
+	info->mem_map_entry_size = sizeof(*e);
+	info->efi_mmap = ptr_to_phys(m->buf);
+	info->efi_mmap_size = m->size;
+	info->efi_desc_size = m->desc_size;
+	info->efi_desc_version = m->desc_version;
+	*ret_arg = ptr_to_phys(info);
+	return LDR_OK;
+}
+
+static void native_release(struct loader *L)
+{
+	(void)L;
+	if (nv_block)
+		uefi_call_wrapper(BS->FreePages, 2, nv_block, NV_PAGES);
+	nv_block = 0;
+}
+
+const struct boot_proto proto_native = {
+	.name = L"native",
+	.probe = native_probe,
+	.load = native_load,
+	.prepare = native_prepare,
+	.finish = native_finish,
+	.release = native_release,
+};
