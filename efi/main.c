@@ -23,10 +23,6 @@
 /* a kernel file (compressed or not) larger than this is refused unread */
 #define KERNEL_FILE_MAX (1 * GIB)
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-/* Tried in this order; the native protocol takes any kernel left. */
-static const struct boot_proto *const protos[] = { &proto_linux, &proto_native };
 
 /* the load options' text: kept to be wiped (it may hold kaslr.seed=) */
 static char opt_text[OPT_TEXT_MAX + 1];
@@ -204,16 +200,12 @@ static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
 	return EFI_SUCCESS;
 }
 
-/* The first protocol that recognises the kernel parses and lays it out. */
+/* The protocol that recognises the kernel parses and lays it out. */
 static EFI_STATUS load_kernel(struct loader *L, const CHAR16 *path)
 {
-	UINTN i;
 	EFI_STATUS st;
 
-	for (i = 0; i < ARRAY_SIZE(protos); i++)
-		if (protos[i]->probe(L))
-			break;
-	L->proto = protos[i < ARRAY_SIZE(protos) ? i : ARRAY_SIZE(protos) - 1];
+	L->proto = proto_for(L);
 	st = L->proto->load(L);
 	if (EFI_ERROR(st))
 		return st;

@@ -57,4 +57,7 @@ struct boot_proto {
 extern const struct boot_proto proto_native;
 extern const struct boot_proto proto_linux;
 
+/* The first protocol whose probe takes L's kernel (efi/proto.c). */
+const struct boot_proto *proto_for(const struct loader *L);
+
 #endif

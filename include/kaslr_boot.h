@@ -7,6 +7,7 @@
 #ifndef KASLR_BOOT_H
 #define KASLR_BOOT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define KB_MAGIC   0x544f4f4252534c4bULL /* "KLSRBOOT" little-endian */
@@ -20,26 +21,28 @@
 #define KB_VIRT_WINDOW_START 0xffffffff80000000ULL
 #define KB_VIRT_WINDOW_END   0xffffffffffe00000ULL
 
-/* Memory map entry types.  1..7 match e820; the rest are this protocol's. */
-enum kb_mem_type {
-	KB_MEM_USABLE = 1,
-	KB_MEM_RESERVED = 2,
-	KB_MEM_ACPI = 3,
-	KB_MEM_NVS = 4,
-	KB_MEM_UNUSABLE = 5,
-	KB_MEM_PMEM = 7,
-	KB_MEM_SOFT_RESERVED = 0xefffffff,
-	/* loader's leftovers: page tables, this structure, stack, IDT, GDT,
-	 * exception stubs; free for the kernel once it has its own */
-	KB_MEM_LOADER_RECLAIMABLE = 0x10000001,
-	/* the kernel image itself, BSS included */
-	KB_MEM_KERNEL = 0x10000002,
-};
+/*
+ * Memory map entry types (kb_mem_entry.type).  1..7 match e820; the rest
+ * are this protocol's.  Plain constants, not an enum: 0xefffffff is not an
+ * int, which ISO C requires of enumeration constants.
+ */
+#define KB_MEM_USABLE        1u
+#define KB_MEM_RESERVED      2u
+#define KB_MEM_ACPI          3u
+#define KB_MEM_NVS           4u
+#define KB_MEM_UNUSABLE      5u
+#define KB_MEM_PMEM          7u
+#define KB_MEM_SOFT_RESERVED 0xefffffffu
+/* loader's leftovers: page tables, this structure, stacks, IDT, GDT, TSS,
+ * exception stubs; free for the kernel once it has its own */
+#define KB_MEM_LOADER_RECLAIMABLE 0x10000001u
+/* the kernel image itself, BSS included */
+#define KB_MEM_KERNEL             0x10000002u
 
 struct kb_mem_entry {
 	uint64_t addr;
 	uint64_t size;
-	uint32_t type; /* enum kb_mem_type */
+	uint32_t type; /* KB_MEM_* */
 	uint32_t reserved;
 };
 
@@ -113,5 +116,72 @@ struct kaslr_boot_info {
 	uint64_t stack_size;
 	uint64_t pml4;       /* CR3 at entry */
 };
+
+/*
+ * The layout is an ABI: fields are only ever appended (see PROTOCOL.md,
+ * "Compatibility"), so every offset is pinned here, in C11, C++11, and in
+ * C99 through a negative array size.
+ */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define KB_ASSERT(cond, what) static_assert(cond, what)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define KB_ASSERT(cond, what) _Static_assert(cond, what)
+#else
+#define KB_ASSERT_JOIN2(a, b) a##b
+#define KB_ASSERT_JOIN(a, b) KB_ASSERT_JOIN2(a, b)
+#define KB_ASSERT(cond, what) \
+	typedef char KB_ASSERT_JOIN(kb_assert_line_, __LINE__)[(cond) ? 1 : -1]
+#endif
+
+KB_ASSERT(offsetof(struct kb_mem_entry, addr) == 0, "addr");
+KB_ASSERT(offsetof(struct kb_mem_entry, size) == 8, "size");
+KB_ASSERT(offsetof(struct kb_mem_entry, type) == 16, "type");
+KB_ASSERT(offsetof(struct kb_mem_entry, reserved) == 20, "reserved");
+KB_ASSERT(offsetof(struct kb_framebuffer, base) == 0, "base");
+KB_ASSERT(offsetof(struct kb_framebuffer, size) == 8, "size");
+KB_ASSERT(offsetof(struct kb_framebuffer, width) == 16, "width");
+KB_ASSERT(offsetof(struct kb_framebuffer, height) == 20, "height");
+KB_ASSERT(offsetof(struct kb_framebuffer, pixels_per_scanline) == 24, "pixels_per_scanline");
+KB_ASSERT(offsetof(struct kb_framebuffer, format) == 28, "format");
+KB_ASSERT(offsetof(struct kb_framebuffer, red_mask) == 32, "red_mask");
+KB_ASSERT(offsetof(struct kb_framebuffer, green_mask) == 36, "green_mask");
+KB_ASSERT(offsetof(struct kb_framebuffer, blue_mask) == 40, "blue_mask");
+KB_ASSERT(offsetof(struct kb_framebuffer, reserved_mask) == 44, "reserved_mask");
+KB_ASSERT(offsetof(struct kaslr_boot_info, magic) == 0, "magic");
+KB_ASSERT(offsetof(struct kaslr_boot_info, version) == 8, "version");
+KB_ASSERT(offsetof(struct kaslr_boot_info, size) == 12, "size");
+KB_ASSERT(offsetof(struct kaslr_boot_info, phys_base) == 16, "phys_base");
+KB_ASSERT(offsetof(struct kaslr_boot_info, virt_base) == 24, "virt_base");
+KB_ASSERT(offsetof(struct kaslr_boot_info, link_base) == 32, "link_base");
+KB_ASSERT(offsetof(struct kaslr_boot_info, phys_offset) == 40, "phys_offset");
+KB_ASSERT(offsetof(struct kaslr_boot_info, virt_offset) == 48, "virt_offset");
+KB_ASSERT(offsetof(struct kaslr_boot_info, image_size) == 56, "image_size");
+KB_ASSERT(offsetof(struct kaslr_boot_info, phys_slots) == 64, "phys_slots");
+KB_ASSERT(offsetof(struct kaslr_boot_info, virt_slots) == 72, "virt_slots");
+KB_ASSERT(offsetof(struct kaslr_boot_info, entropy_sources) == 80, "entropy_sources");
+KB_ASSERT(offsetof(struct kaslr_boot_info, flags) == 84, "flags");
+KB_ASSERT(offsetof(struct kaslr_boot_info, mem_map) == 88, "mem_map");
+KB_ASSERT(offsetof(struct kaslr_boot_info, mem_map_count) == 96, "mem_map_count");
+KB_ASSERT(offsetof(struct kaslr_boot_info, mem_map_entry_size) == 100, "mem_map_entry_size");
+KB_ASSERT(offsetof(struct kaslr_boot_info, cmdline) == 104, "cmdline");
+KB_ASSERT(offsetof(struct kaslr_boot_info, cmdline_len) == 112, "cmdline_len");
+KB_ASSERT(offsetof(struct kaslr_boot_info, reserved0) == 116, "reserved0");
+KB_ASSERT(offsetof(struct kaslr_boot_info, rng_seed) == 120, "rng_seed");
+KB_ASSERT(offsetof(struct kaslr_boot_info, acpi_rsdp) == 152, "acpi_rsdp");
+KB_ASSERT(offsetof(struct kaslr_boot_info, efi_system_table) == 160, "efi_system_table");
+KB_ASSERT(offsetof(struct kaslr_boot_info, efi_mmap) == 168, "efi_mmap");
+KB_ASSERT(offsetof(struct kaslr_boot_info, efi_mmap_size) == 176, "efi_mmap_size");
+KB_ASSERT(offsetof(struct kaslr_boot_info, efi_desc_size) == 184, "efi_desc_size");
+KB_ASSERT(offsetof(struct kaslr_boot_info, efi_desc_version) == 192, "efi_desc_version");
+KB_ASSERT(offsetof(struct kaslr_boot_info, reserved1) == 196, "reserved1");
+KB_ASSERT(offsetof(struct kaslr_boot_info, fb) == 200, "fb");
+KB_ASSERT(offsetof(struct kaslr_boot_info, idt_alias) == 248, "idt_alias");
+KB_ASSERT(offsetof(struct kaslr_boot_info, idt_phys) == 256, "idt_phys");
+KB_ASSERT(offsetof(struct kaslr_boot_info, stack_top) == 264, "stack_top");
+KB_ASSERT(offsetof(struct kaslr_boot_info, stack_size) == 272, "stack_size");
+KB_ASSERT(offsetof(struct kaslr_boot_info, pml4) == 280, "pml4");
+KB_ASSERT(sizeof(struct kb_mem_entry) == 24, "kb_mem_entry size");
+KB_ASSERT(sizeof(struct kb_framebuffer) == 48, "kb_framebuffer size");
+KB_ASSERT(sizeof(struct kaslr_boot_info) == 288, "kaslr_boot_info size, version 1");
 
 #endif

@@ -1,7 +1,8 @@
 /*
  * payload/efivars.c - calls into the firmware's runtime services after
  * ExitBootServices (physical mode: SetVirtualAddressMap is never called) to
- * read back the Boot Loader Interface variables the loader set.  Firmware
+ * read back the Boot Loader Interface variables the loader set, through the
+ * page tables the loader built, unchanged.  Firmware
  * code uses the Microsoft x64 calling convention, so the one call goes
  * through an ms_abi function pointer; GCC then keeps the stack 16-byte
  * aligned and reserves the callee's 32-byte home area.
@@ -17,7 +18,7 @@
 #define EV_RT_SIGNATURE   0x56524553544e5552ULL /* "RUNTSERV" */
 #define EV_ST_RT_OFF      88 /* EFI_SYSTEM_TABLE.RuntimeServices */
 #define EV_RT_GETVAR_OFF  72 /* EFI_RUNTIME_SERVICES.GetVariable */
-#define EV_RT_CODE        5  /* EfiRuntimeServicesCode */
+#define EV_RT_DATA        6  /* EfiRuntimeServicesData */
 #define EV_VALUE_MAX      512
 #define EV_SUCCESS        0
 
@@ -51,45 +52,34 @@ static const struct ev_var ev_vars[] = {
 
 static uint16_t ev_buf[EV_VALUE_MAX / 2];
 
-/* Clear XD on every level of the walk for va (4-level paging only). */
-static int ev_make_executable(uint64_t va)
-{
-	uint64_t table = cpu_read_cr3() & CPU_PTE_ADDR;
-
-	for (int lvl = 4; lvl >= 1; lvl--) {
-		unsigned shift = 12 + 9 * (unsigned)(lvl - 1);
-		volatile uint64_t *e = (volatile uint64_t *)(uintptr_t)table + ((va >> shift) & 511);
-
-		if (!(*e & CPU_PTE_P))
-			return 0;
-		*e &= ~CPU_PTE_NX;
-		if (lvl == 1 || ((lvl == 2 || lvl == 3) && (*e & CPU_PTE_PS)))
-			return 1;
-		table = *e & CPU_PTE_ADDR;
-	}
-	return 0;
-}
-
-static int ev_runtime_code_executable(const struct kaslr_boot_info *info)
+/*
+ * The loader promises that runtime services can be called through its
+ * identity map as it is: GetVariable's own code must be executable there
+ * and the pages the firmware marks as runtime data must not be.  Nothing
+ * is changed in the tables.  Returns 1, or 0 after printing why not.
+ */
+static int ev_runtime_mapped(const struct kaslr_boot_info *info, uint64_t fn)
 {
 	const uint8_t *m = (const uint8_t *)(uintptr_t)info->efi_mmap;
+	struct cpu_walk w;
+	int no_nx = (info->flags & KB_FLAG_NO_NX) != 0;
 
+	if (!cpu_translate(fn, &w) || w.nx) {
+		serial_puts("payload-bli: GetVariable's code is not executable\n");
+		return 0;
+	}
 	if (!m || info->efi_desc_size < 32 || !cpu_mapped(info->efi_mmap, info->efi_mmap_size))
 		return 0;
 	for (uint64_t off = 0; info->efi_mmap_size - off >= info->efi_desc_size;
 	     off += info->efi_desc_size) {
 		uint32_t type = *(const uint32_t *)(m + off);
 		uint64_t phys = *(const uint64_t *)(m + off + 8);
-		uint64_t pages = *(const uint64_t *)(m + off + 24);
 
-		if (type != EV_RT_CODE)
-			continue;
-		for (uint64_t p = 0; p < pages; p++)
-			if (!ev_make_executable(phys + p * CPU_PAGE))
-				return 0;
+		if (type == EV_RT_DATA && !no_nx && (!cpu_translate(phys, &w) || !w.nx)) {
+			serial_puts("payload-bli: runtime data mapped executable\n");
+			return 0;
+		}
 	}
-	/* drop stale translations: reload CR3 */
-	__asm__ volatile("mov %%cr3, %%rax; mov %%rax, %%cr3" : : : "rax", "memory");
 	return 1;
 }
 
@@ -108,9 +98,9 @@ int efivars_bli_count(const struct kaslr_boot_info *info)
 	if (!rt || !cpu_mapped(rt, EV_RT_GETVAR_OFF + 8) ||
 	    *(const volatile uint64_t *)(uintptr_t)rt != EV_RT_SIGNATURE)
 		return 0;
-	if (!ev_runtime_code_executable(info))
-		return 0;
 	get = (ev_get_variable)(uintptr_t)*(const volatile uint64_t *)(uintptr_t)(rt + EV_RT_GETVAR_OFF);
+	if (!ev_runtime_mapped(info, (uint64_t)(uintptr_t)get))
+		return 0;
 
 	for (size_t i = 0; i < sizeof(ev_vars) / sizeof(ev_vars[0]); i++) {
 		uint64_t size = sizeof(ev_buf) - 2;

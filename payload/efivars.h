@@ -13,9 +13,9 @@
  * LoaderImageIdentifier, LoaderDevicePartUUID, LoaderFirmwareInfo,
  * LoaderFirmwareType) with RT->GetVariable in physical mode, print one
  * `payload-bli: NAME=VALUE` line for each found, and return how many were
- * found.  Makes the EfiRuntimeServicesCode ranges of info->efi_mmap
- * executable in the live page tables first (the loader maps RAM NX).
- * Returns 0 when the handoff has no usable system table.
+ * found.  Uses the loader's page tables as they are: GetVariable's code
+ * must be executable there and runtime data not.  Returns 0 when the
+ * handoff has no usable system table or the mapping breaks that promise.
  */
 int efivars_bli_count(const struct kaslr_boot_info *info);
 

@@ -13,6 +13,7 @@
 #include "cpu.h"
 #include "serial.h"
 #include "efivars.h"
+#include "leftovers.h"
 
 #if defined(PAYLOAD_VARIANT_PIE)
 #define PL_VARIANT "pie"
@@ -40,6 +41,8 @@
 #define PL_CR0_WP        (1ULL << 16)
 #define PL_RFLAGS_IF     (1ULL << 9)
 #define PL_CRASH_WORD    "payload.crash=ud2"
+#define PL_STACK_WORD    "payload.crash=stack"
+#define PL_SCAN_WORD     "payload.scan=secrets"
 #define PL_BSS_PROBE     (3 * CPU_PAGE)
 
 #define PL_VREAD(x) (*(const volatile __typeof__(x) *)&(x))
@@ -260,8 +263,9 @@ static void pl_check_entry_state(const struct kaslr_boot_info *info,
 		FAIL2("pml4", "got", cpu_read_cr3(), "want", info->pml4);
 	if (!(cpu_read_cr0() & PL_CR0_WP))
 		FAIL1("cr0_wp", "cr0", cpu_read_cr0());
-	if (!(cpu_rdmsr(CPU_MSR_EFER) & PL_EFER_NXE))
-		FAIL1("efer_nxe", "efer", cpu_rdmsr(CPU_MSR_EFER));
+	/* NX in use exactly when the loader did not say the CPU lacks it */
+	if (!(cpu_rdmsr(CPU_MSR_EFER) & PL_EFER_NXE) != !!(info->flags & KB_FLAG_NO_NX))
+		FAIL2("efer_nxe", "efer", cpu_rdmsr(CPU_MSR_EFER), "flags", info->flags);
 }
 
 /* Placement: our run-time image start is the handoff's virt_base, both
@@ -415,6 +419,9 @@ static void pl_need_perm(const char *what, uint64_t va, int want_w, int want_x)
 
 	if (!cpu_translate(va, &w))
 		FAIL1(what, "unmapped", va);
+	/* without NX everything is executable: only write protection is left */
+	if (pl_info->flags & KB_FLAG_NO_NX)
+		want_x = 1;
 	if ((want_w >= 0 && w.writable != want_w) || (!w.nx) != want_x)
 		FAIL3(what, "addr", va, "w", (uint64_t)w.writable, "x",
 		      (uint64_t)!w.nx);
@@ -439,14 +446,18 @@ static void pl_check_perms(const struct kaslr_boot_info *info)
 			FAIL1("image_unmapped", "addr", virt + off);
 		if (w.phys != info->phys_base + off)
 			FAIL2("image_phys", "addr", virt + off, "phys", w.phys);
-		if (w.writable && !w.nx)
+		if (w.writable && !w.nx && !(info->flags & KB_FLAG_NO_NX))
 			FAIL1("image_wx", "addr", virt + off);
 	}
 	pl_need_perm("ident_nx", (uint64_t)(uintptr_t)info & ~(CPU_PAGE - 1), 1, 0);
 	pl_need_perm("ident_nx", info->mem_map & ~(CPU_PAGE - 1), 1, 0);
 #if defined(PAYLOAD_VARIANT_HIGH)
-	/* the identity alias of our own text must not be executable */
-	pl_need_perm("ident_kernel_nx", info->phys_base, -1, 0);
+	/* the identity alias of our own text: neither executable nor a
+	 * writable second view of the code */
+	pl_need_perm("ident_kernel_text", info->phys_base +
+		     (PL_LEA(pl_fn0) - info->virt_base), 0, 0);
+	pl_need_perm("ident_kernel_data", info->phys_base +
+		     (PL_LEA(pl_data0) - info->virt_base), 1, 0);
 #endif
 	pl_need_perm("perm_stack", info->stack_top - 8, 1, 0);
 	if (info->stack_size < CPU_PAGE || info->stack_top < CPU_PAGE ||
@@ -550,6 +561,31 @@ static const char *pl_check_entropy(const struct kaslr_boot_info *info)
 	return "rdtsc";
 }
 
+static void pl_lo_fail(const char *reason, const char *k1, uint64_t v1, const char *k2,
+		       uint64_t v2) __attribute__((noreturn));
+static void pl_lo_fail(const char *reason, const char *k1, uint64_t v1, const char *k2,
+		       uint64_t v2)
+{
+	pl_fail(reason, k1, v1, k2, v2, 0, 0);
+}
+
+/* Recurse with small frames until a push lands in the guard page below the
+ * stack, so RSP itself is in the guard: the #PF cannot be delivered on
+ * this stack, and the loader's #PF gate must switch to one of its own.
+ * (Page-sized frames would jump over the guard page.) */
+#define PL_OVERFLOW_FRAME 48
+static uint64_t pl_overflow_stack(uint64_t depth)
+{
+	volatile uint8_t frame[PL_OVERFLOW_FRAME];
+
+	frame[0] = (uint8_t)depth;
+	frame[PL_OVERFLOW_FRAME - 1] = (uint8_t)depth;
+	/* bounded only by the stack itself (1 GiB of frames never fit) */
+	if (depth < (1ULL << 18))
+		depth = pl_overflow_stack(depth + 1);
+	return depth + frame[0] + frame[PL_OVERFLOW_FRAME - 1];
+}
+
 /*
  * payload_main: called by _start with the loader's handoff (RDI) and the
  * RSP it found at entry.  Runs every check; prints `payload: PASS …` or
@@ -567,6 +603,17 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 		serial_puts("payload: CRASHING ud2\n");
 		payload_crash_site();
 	}
+	if (pl_has_word((const char *)(uintptr_t)info->cmdline,
+			info->cmdline_len, PL_STACK_WORD)) {
+		uint64_t low = (info->stack_top - info->stack_size + CPU_PAGE - 1) &
+			       ~(CPU_PAGE - 1);
+
+		serial_puts("payload: CRASHING stack guard=");
+		serial_put_hex(low - CPU_PAGE);
+		serial_putc('\n');
+		pl_overflow_stack(0);
+		FAIL0("stack_overflow_survived");
+	}
 
 	pl_check_entry_state(info, entry_rsp);
 	pl_check_placement(info);
@@ -575,7 +622,13 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	pl_check_perms(info);
 	int idt_ro = pl_check_idt(info);
 	const char *rng = pl_check_entropy(info);
-	/* last: it changes the page tables the checks above inspected */
+	uint64_t loader_pages = lo_check_loader_image(info, pl_lo_fail);
+	unsigned ist = lo_check_tss(info, pl_lo_fail);
+	uint64_t scanned = 0;
+	if (pl_has_word((const char *)(uintptr_t)info->cmdline, info->cmdline_len,
+			PL_SCAN_WORD))
+		scanned = lo_scan_secrets(info, pl_lo_fail);
+	/* runtime services through the loader's tables, unchanged */
 	int bli = efivars_bli_count(info);
 
 	serial_puts("payload: PASS variant=" PL_VARIANT " phys=");
@@ -604,6 +657,14 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	serial_put_dec(2 * PL_TABLE_N);
 	serial_puts(" bli=");
 	serial_put_dec((uint64_t)bli);
+	serial_puts(" loader_pages=");
+	serial_put_dec(loader_pages);
+	serial_puts(" ist=");
+	serial_put_dec(ist);
+	serial_puts(" nx=");
+	serial_puts(info->flags & KB_FLAG_NO_NX ? "0" : "1");
+	serial_puts(" scanned=");
+	serial_put_dec(scanned);
 	pl_put_cmdline();
 	serial_putc('\n');
 	pl_exit(PL_EXIT_PASS);

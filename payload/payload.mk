@@ -51,8 +51,12 @@ PAYLOAD_LDFLAGS_pie  := -pie --no-dynamic-linker -z text -z norelro \
 PAYLOAD_LDFLAGS_exec := --emit-relocs -T payload/exec.lds
 PAYLOAD_LDFLAGS_high := --emit-relocs -T payload/exec.lds
 
-PAYLOAD_HDRS := include/kaslr_boot.h payload/serial.h payload/cpu.h payload/efivars.h
-PAYLOAD_OBJS  = $(addprefix $(PAYLOAD_DIR)/$(1)/,main.o serial.o efivars.o entry.o)
+PAYLOAD_HDRS := include/kaslr_boot.h payload/serial.h payload/cpu.h payload/efivars.h \
+                payload/leftovers.h include/entropy.h include/sha256.h include/ldr.h
+# the payload checks derivations with the loader's own SHA-256 code
+PAYLOAD_CORE := sha256 entropy
+PAYLOAD_OBJS  = $(addprefix $(PAYLOAD_DIR)/$(1)/,main.o serial.o efivars.o leftovers.o \
+                entry.o $(PAYLOAD_CORE:%=core_%.o))
 
 define PAYLOAD_RULES
 $(PAYLOAD_DIR)/$(1)/%.o: payload/%.c $(PAYLOAD_HDRS) payload/payload.mk
@@ -60,6 +64,9 @@ $(PAYLOAD_DIR)/$(1)/%.o: payload/%.c $(PAYLOAD_HDRS) payload/payload.mk
 	$$(CC) $$(PAYLOAD_CFLAGS) $$(PAYLOAD_CFLAGS_$(1)) \
 	    -DPAYLOAD_LINK_BASE=$$(PAYLOAD_BASE_$(1)) \
 	    -DPAYLOAD_LINK_PHYS=$$(PAYLOAD_PHYS_$(1)) -c $$< -o $$@
+$(PAYLOAD_DIR)/$(1)/core_%.o: src/%.c $(PAYLOAD_HDRS) payload/payload.mk
+	@mkdir -p $$(@D)
+	$$(CC) $$(PAYLOAD_CFLAGS) $$(PAYLOAD_CFLAGS_$(1)) -c $$< -o $$@
 $(PAYLOAD_DIR)/$(1)/%.o: payload/%.S payload/payload.mk
 	@mkdir -p $$(@D)
 	$$(CC) $$(PAYLOAD_CFLAGS) $$(PAYLOAD_CFLAGS_$(1)) -c $$< -o $$@

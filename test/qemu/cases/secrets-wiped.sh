@@ -1,0 +1,18 @@
+# secrets-wiped - payload.scan=secrets: the test kernel tries every
+# 8-byte-aligned 32-byte window of the loader image and of all
+# loader-reclaimable memory as the entropy pool's output, deriving the
+# kernel seed from it as the loader does.  A match means the loader left
+# the secret behind (anyone reading that RAM could recompute the seeds).
+# Once with the native protocol, once with kaslr.seed= (whose placement
+# seed is public, but whose pool output is not).
+for v in pie high; do
+	extra=
+	[ "$v" = high ] && extra='kaslr.seed 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff'
+	esp=$(mkesp "$NAME-$v" "$P/kernel-$v.elf" \
+		EFI/BOOT/kaslr.conf="$(conf 'cmdline payload.scan=secrets' ${extra:+"$extra"})")
+	boot_payload "$esp" --cpu max --timeout 120
+	expect_pass
+	n=$(kv "$LINE" scanned)
+	[ -n "$n" ] && [ "$n" -gt 10000 ] || fail "$v: only ${n:-0} windows scanned"
+done
+ok "scanned=$n windows, no pool output found"
