@@ -1,7 +1,9 @@
 /*
  * fuzz_e820.c - libFuzzer target: the UEFI memory map -> e820 conversions
- * (e820_from_efi, e820_protocol_from_efi, e820_free_from_efi) over
- * untrusted bytes; abort() when an output breaks what e820.h promises.
+ * (e820_from_efi, e820_protocol_from_efi, e820_free_from_efi) and the
+ * runtime mappings (rtmap_ranges, with the map's second half taken as a
+ * Memory Attributes Table) over untrusted bytes; abort() when an output
+ * breaks what e820.h or rtmap.h promises.
  *
  * Input: [0] selects desc_size (mostly 40/48/56, sometimes odd or too
  * small), [1] selects the output capacity, the rest is the map.
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "e820.h"
+#include "rtmap.h"
 
 static const uint64_t desc_sizes[16] = {
 	48, 48, 48, 48, 40, 40, 56, 56, 64, 80, 41, 44, 47, 52, 0, 8,
@@ -130,6 +133,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	run(e820_protocol_from_efi, copy, map_size, ds, cap, p, 0, 1);
 	if (nt >= 0 && nf >= 0)
 		check_subset(f, (size_t)nf, t, (size_t)nt);
+
+	/* runtime mappings: page-aligned, non-wrapping, only W and X */
+	{
+		uint64_t half = map_size / 2;
+		size_t rn = 0;
+		int used = 0;
+		struct rtmap_range *rr = malloc((cap ? cap : 1) * sizeof(*rr));
+
+		if (rtmap_ranges(copy, half, ds, copy + half, map_size - half, rr, cap, &rn,
+				 &used) == LDR_OK) {
+			for (size_t i = 0; i < rn; i++)
+				if ((rr[i].addr | rr[i].size) & 4095 || rr[i].size == 0 ||
+				    rr[i].addr + rr[i].size < rr[i].addr ||
+				    (rr[i].flags & ~(uint32_t)(RTMAP_W | RTMAP_X)))
+					abort();
+		}
+		free(rr);
+	}
 
 	/* the same descriptors in reverse order give the same table */
 	if (nt >= 0 && nd > 1) {
