@@ -83,7 +83,12 @@
 	X(LDR_E_NO_ENTROPY, NOT_READY, "no entropy source", NULL) \
 	X(LDR_E_PT_ALIGN, LOAD_ERROR, "page-table mapping not page-aligned", NULL) \
 	X(LDR_E_OPT_UNKNOWN, INVALID_PARAMETER, "unknown option", LDR_HINT_OPTIONS) \
+	X(LDR_E_OPT_UNKNOWN_ARG, INVALID_PARAMETER, "unknown loader option", \
+	  "the kernel's own arguments go after \"--\" (kernel=FILE -- console=ttyS0)") \
+	X(LDR_E_OPT_CONF_EQUALS, INVALID_PARAMETER, "kaslr.conf lines are \"key value\", not key=value", \
+	  "write e.g. \"kernel vmlinuz\" (load options are the ones written key=value)") \
 	X(LDR_E_OPT_VALUE, INVALID_PARAMETER, "bad option value", LDR_HINT_OPTIONS) \
+	X(LDR_E_OPT_HEX, INVALID_PARAMETER, "bad value: expected exactly 64 hex digits (32 bytes)", NULL) \
 	X(LDR_E_OPT_TOO_LONG, INVALID_PARAMETER, "options too long", LDR_HINT_OPTIONS) \
 	X(LDR_E_OPT_ENCODING, INVALID_PARAMETER, "options are not valid UCS-2 text", LDR_HINT_OPTIONS) \
 	X(LDR_E_HASH_MISMATCH, SECURITY_VIOLATION, "kernel SHA-256 does not match sha256=", "the file changed or sha256= is stale") \

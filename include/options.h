@@ -29,8 +29,10 @@ struct ldr_options {
 	int have_sha256;               /* sha256=HEX given */
 	uint8_t sha256[32];
 	uint64_t max_kernel;           /* kaslr.maxsize=: inflate limit */
-	/* set by the parsers on error: the key or value at fault */
+	/* set by the parsers on error: the key or value at fault, and for
+	 * kaslr.conf its line (1-based; 0 for load options) */
 	char bad[OPT_KEY_MAX + 1];
+	uint32_t bad_line;
 };
 
 void options_defaults(struct ldr_options *o);

@@ -192,10 +192,10 @@ static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
 			o->cmdline_len = (uint32_t)vlen;
 		return err;
 	case OPT_HEX32:
-		err = opt_hex32(v, vlen, (uint8_t *)field);
-		if (err == LDR_OK)
-			*(int *)((char *)o + key->have_off) = 1;
-		return err;
+		if (opt_hex32(v, vlen, (uint8_t *)field) != LDR_OK)
+			return LDR_E_OPT_HEX;
+		*(int *)((char *)o + key->have_off) = 1;
+		return LDR_OK;
 	default: /* OPT_SIZE, OPT_SIZE_NZ */
 		err = options_parse_size(v, vlen, &n);
 		if (err != LDR_OK)
@@ -270,25 +270,47 @@ enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len
 			      : opt_apply(o, s + w, wl, NULL, 0);
 		if (err != LDR_OK) {
 			opt_set_bad(o, s + w, eq);
-			return err;
+			o->bad_line = 0;
+			/* most likely a kernel argument missing its "--" */
+			return err == LDR_E_OPT_UNKNOWN ? LDR_E_OPT_UNKNOWN_ARG : err;
 		}
 	}
 	return LDR_OK;
 }
 
+/* "kernel=x" written in kaslr.conf: a known key followed by '=' */
+static int opt_conf_equals(const char *k, size_t kl)
+{
+	const char *eq = memchr(k, '=', kl);
+
+	if (!eq)
+		return 0;
+	for (size_t i = 0; i < sizeof(opt_keys) / sizeof(opt_keys[0]); i++)
+		if (opt_key_is(k, (size_t)(eq - k), opt_keys[i].name))
+			return 1;
+	return 0;
+}
+
 enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t len)
 {
 	size_t i = 0;
+	uint32_t line = 0;
 	enum ldr_err err;
 
 	if (len > OPT_TEXT_MAX)
 		return LDR_E_OPT_TOO_LONG;
 	len = opt_text_len(s, len);
+	/* a UTF-8 byte-order mark, as some Windows editors write one */
+	if (len >= 3 && (uint8_t)s[0] == 0xef && (uint8_t)s[1] == 0xbb && (uint8_t)s[2] == 0xbf)
+		i = 3;
 	while (i < len) {
-		size_t k, kl, v, e;
+		size_t k, kl, v, e, l0 = i;
 
+		/* count the lines the blank run crosses, then this one */
 		while (i < len && opt_is_space(s[i]))
 			i++;
+		for (size_t c = l0; c < i; c++)
+			line += s[c] == '\n';
 		k = i;
 		while (i < len && s[i] != '\n')
 			i++;
@@ -311,8 +333,11 @@ enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t l
 		while (e > v && opt_is_space(s[e - 1]))
 			e--;
 		err = opt_apply(o, s + k, kl, v < e ? s + v : NULL, e - v);
+		if (err == LDR_E_OPT_UNKNOWN && opt_conf_equals(s + k, kl))
+			err = LDR_E_OPT_CONF_EQUALS;
 		if (err != LDR_OK) {
 			opt_set_bad(o, s + k, kl);
+			o->bad_line = line + 1;
 			return err;
 		}
 	}

@@ -24,6 +24,7 @@ struct opt_case {
 	size_t len;             /* 0: strlen(text) */
 	enum ldr_err want;
 	const char *bad;        /* on error: o->bad */
+	uint32_t line;          /* on a kaslr.conf error: o->bad_line */
 	/* on success (NULL / 0 / DEF: the default) */
 	const char *kernel;
 	const char *cmdline;
@@ -75,7 +76,7 @@ static const struct opt_case cases[] = {
 	{ "-- keeps inner spaces", SRC_LINE, "--   a  b\t  ", .want = LDR_OK, .cmdline = "a  b" },
 	{ "-- with nothing", SRC_LINE, "nokaslr --", .want = LDR_OK, .nokaslr = 1 },
 	{ "-- keeps # and --", SRC_LINE, "-- a # b -- c", .want = LDR_OK, .cmdline = "a # b -- c" },
-	{ "--x is a key", SRC_LINE, "--x", .want = LDR_E_OPT_UNKNOWN, .bad = "--x" },
+	{ "--x is a key", SRC_LINE, "--x", .want = LDR_E_OPT_UNKNOWN_ARG, .bad = "--x" },
 
 	/* ---- image path skipped as the first word ---- */
 	{ "image path", SRC_LINE, "\\EFI\\BOOT\\BOOTX64.EFI verbose", .want = LDR_OK, .verbose = 1 },
@@ -85,11 +86,11 @@ static const struct opt_case cases[] = {
 	  .verbose = 1 },
 	{ "image path then --", SRC_LINE, "BOOTX64.EFI -- quiet", .want = LDR_OK,
 	  .cmdline = "quiet" },
-	{ ".efi second word", SRC_LINE, "verbose \\x.efi", .want = LDR_E_OPT_UNKNOWN,
+	{ ".efi second word", SRC_LINE, "verbose \\x.efi", .want = LDR_E_OPT_UNKNOWN_ARG,
 	  .bad = "\\x.efi" },
-	{ "not .efi", SRC_LINE, "loader.efx verbose", .want = LDR_E_OPT_UNKNOWN,
+	{ "not .efi", SRC_LINE, "loader.efx verbose", .want = LDR_E_OPT_UNKNOWN_ARG,
 	  .bad = "loader.efx" },
-	{ ".efi with =", SRC_LINE, "x.efi=1", .want = LDR_E_OPT_UNKNOWN, .bad = "x.efi" },
+	{ ".efi with =", SRC_LINE, "x.efi=1", .want = LDR_E_OPT_UNKNOWN_ARG, .bad = "x.efi" },
 
 	/* ---- separators ---- */
 	{ "tabs and newlines", SRC_LINE, "\tverbose\n\nnokaslr\r\nkernel=k\t", .want = LDR_OK,
@@ -103,26 +104,26 @@ static const struct opt_case cases[] = {
 	{ "len shorter than text", SRC_LINE, "verbose nokaslr", 7, .want = LDR_OK, .verbose = 1 },
 
 	/* ---- unknown keys and bad values name the key ---- */
-	{ "unknown key", SRC_LINE, "verbose frob=1", .want = LDR_E_OPT_UNKNOWN, .bad = "frob" },
-	{ "unknown word", SRC_LINE, "bogus", .want = LDR_E_OPT_UNKNOWN, .bad = "bogus" },
-	{ "key case matters", SRC_LINE, "Verbose", .want = LDR_E_OPT_UNKNOWN, .bad = "Verbose" },
+	{ "unknown key", SRC_LINE, "verbose frob=1", .want = LDR_E_OPT_UNKNOWN_ARG, .bad = "frob" },
+	{ "unknown word", SRC_LINE, "bogus", .want = LDR_E_OPT_UNKNOWN_ARG, .bad = "bogus" },
+	{ "key case matters", SRC_LINE, "Verbose", .want = LDR_E_OPT_UNKNOWN_ARG, .bad = "Verbose" },
 	{ "long unknown key cut", SRC_LINE, "abcdefghijklmnopqrstuvwxyz0123456789=1",
-	  .want = LDR_E_OPT_UNKNOWN, .bad = "abcdefghijklmnopqrstuvwxyz012345" },
-	{ "=value alone", SRC_LINE, "=1", .want = LDR_E_OPT_UNKNOWN, .bad = "" },
+	  .want = LDR_E_OPT_UNKNOWN_ARG, .bad = "abcdefghijklmnopqrstuvwxyz012345" },
+	{ "=value alone", SRC_LINE, "=1", .want = LDR_E_OPT_UNKNOWN_ARG, .bad = "" },
 	{ "verbose=2", SRC_LINE, "verbose=2", .want = LDR_E_OPT_VALUE, .bad = "verbose" },
 	{ "verbose=", SRC_LINE, "verbose=", .want = LDR_E_OPT_VALUE, .bad = "verbose" },
 	{ "nokaslr=yes", SRC_LINE, "nokaslr=yes", .want = LDR_E_OPT_VALUE, .bad = "nokaslr" },
 	{ "kernel alone", SRC_LINE, "kernel", .want = LDR_E_OPT_VALUE, .bad = "kernel" },
 	{ "kernel=", SRC_LINE, "kernel=", .want = LDR_E_OPT_VALUE, .bad = "kernel" },
-	{ "seed 63 digits", SRC_LINE, "kaslr.seed=" HEX_SEQ "0", .want = LDR_E_OPT_VALUE,
+	{ "seed 63 digits", SRC_LINE, "kaslr.seed=" HEX_SEQ "0", .want = LDR_E_OPT_HEX,
 	  .bad = "kaslr.seed" },
 	{ "seed 62 digits", SRC_LINE,
 	  "kaslr.seed=000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E",
-	  .want = LDR_E_OPT_VALUE, .bad = "kaslr.seed" },
+	  .want = LDR_E_OPT_HEX, .bad = "kaslr.seed" },
 	{ "seed non-hex", SRC_LINE,
 	  "kaslr.seed=g00102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1",
-	  .want = LDR_E_OPT_VALUE, .bad = "kaslr.seed" },
-	{ "sha256 short", SRC_LINE, "sha256=abcd", .want = LDR_E_OPT_VALUE, .bad = "sha256" },
+	  .want = LDR_E_OPT_HEX, .bad = "kaslr.seed" },
+	{ "sha256 short", SRC_LINE, "sha256=abcd", .want = LDR_E_OPT_HEX, .bad = "sha256" },
 	{ "kaslr.min junk", SRC_LINE, "kaslr.min=16Q", .want = LDR_E_OPT_VALUE, .bad = "kaslr.min" },
 	{ "kaslr.max overflow", SRC_LINE, "kaslr.max=17179869184G", .want = LDR_E_OPT_VALUE,
 	  .bad = "kaslr.max" },
@@ -175,7 +176,28 @@ static const struct opt_case cases[] = {
 	  .bad = "kernel" },
 	{ "config: cmdline empty", SRC_CONFIG, "cmdline\n", .want = LDR_E_OPT_VALUE,
 	  .bad = "cmdline" },
-	{ "config: verbose 2", SRC_CONFIG, "verbose 2\n", .want = LDR_E_OPT_VALUE, .bad = "verbose" },
+	{ "config: verbose 2", SRC_CONFIG, "verbose 2\n", .want = LDR_E_OPT_VALUE, .bad = "verbose",
+	  .line = 1 },
+
+	/* ---- what newcomers write ---- */
+	{ "config: UTF-8 BOM skipped", SRC_CONFIG, "\xef\xbb\xbfkernel k.elf\nverbose\n",
+	  .want = LDR_OK, .kernel = "k.elf", .verbose = 1 },
+	{ "config: BOM alone", SRC_CONFIG, "\xef\xbb\xbf", .want = LDR_OK },
+	{ "config: BOM not at the start", SRC_CONFIG, "verbose\n\xef\xbb\xbfkernel k\n",
+	  .want = LDR_E_OPT_UNKNOWN, .bad = "\xef\xbb\xbfkernel", .line = 2 },
+	{ "config: kernel=", SRC_CONFIG, "# mine\nkernel=kernel.elf\n", .want = LDR_E_OPT_CONF_EQUALS,
+	  .bad = "kernel=kernel.elf", .line = 2 },
+	{ "config: kaslr.min=16M", SRC_CONFIG, "\n\n\nkaslr.min=16M\n",
+	  .want = LDR_E_OPT_CONF_EQUALS, .bad = "kaslr.min=16M", .line = 4 },
+	{ "config: frob=1 is just unknown", SRC_CONFIG, "frob=1\n", .want = LDR_E_OPT_UNKNOWN,
+	  .bad = "frob=1", .line = 1 },
+	{ "config: line after blank lines and CRLF", SRC_CONFIG,
+	  "verbose\r\n\r\n  \t\n# c\nkaslr.seed 12\r\n", .want = LDR_E_OPT_HEX,
+	  .bad = "kaslr.seed", .line = 5 },
+	{ "line: kernel argument without --", SRC_LINE, "kernel=k.elf console=ttyS0",
+	  .want = LDR_E_OPT_UNKNOWN_ARG, .bad = "console" },
+	{ "line: bad seed says the format", SRC_LINE, "kaslr.seed=1234", .want = LDR_E_OPT_HEX,
+	  .bad = "kaslr.seed" },
 };
 
 static int str_eq(const char *got, const char *want)
@@ -226,6 +248,8 @@ TEST(test_table)
 		if (c->want != LDR_OK)
 			CHECK(str_eq(o.bad, c->bad), "%s: bad '%s', want '%s'", c->name, o.bad,
 			      c->bad ? c->bad : "");
+		if (c->want != LDR_OK && c->line)
+			CHECK_EQ_U64(o.bad_line, c->line, "%s: line", c->name);
 		free(copy);
 	}
 }
@@ -541,4 +565,16 @@ TEST(test_sizes)
 		CHECK_EQ_U64(options_parse_size("16M trailing", 3, &v), LDR_OK, "size by len");
 		CHECK_EQ_U64(v, 16 * MIB, "size by len value");
 	}
+}
+
+/* the messages a newcomer reads, word for word */
+TEST(test_messages)
+{
+	CHECK(strcmp(ldr_strerror(LDR_E_OPT_CONF_EQUALS),
+		     "kaslr.conf lines are \"key value\", not key=value") == 0, "key=value in conf");
+	CHECK(strcmp(ldr_err_hint_of(LDR_E_OPT_UNKNOWN_ARG),
+		     "the kernel's own arguments go after \"--\" (kernel=FILE -- console=ttyS0)") == 0,
+	      "missing --");
+	CHECK(strcmp(ldr_strerror(LDR_E_OPT_HEX),
+		     "bad value: expected exactly 64 hex digits (32 bytes)") == 0, "hex format");
 }
