@@ -73,7 +73,12 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 	@test/check-image.sh $< $@
 
 .DEFAULT_GOAL := all
+# Bare .SECONDARY: no intermediate file (the objects the pattern rules make)
+# is ever deleted, so the next build only redoes what changed.  Nothing may
+# name prerequisites of .SECONDARY: GNU make then keeps only those.
 .SECONDARY:
+# a recipe that fails leaves no half-written target behind
+.DELETE_ON_ERROR:
 .PHONY: all deps unit run esp test clean loader payloads install
 all: $(BUILD)/BOOTX64.EFI payloads
 loader: $(BUILD)/BOOTX64.EFI

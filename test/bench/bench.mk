@@ -1,5 +1,5 @@
-# test/bench/bench.mk - `make bench`: the benchmarks of issue 8, included by
-# the top Makefile.  The host programs are built from src/*.c with -O2 and
+# test/bench/bench.mk - `make bench`: the benchmarks, included by the top
+# Makefile.  The host programs are built from src/*.c with -O2 and
 # no sanitizers (what is measured is the code, not ASan); test/bench/run.sh
 # runs them and the QEMU boots and writes build/bench/bench.{md,csv} and
 # build/bench/slots-2G.svg.
@@ -32,4 +32,3 @@ bench-build: $(BENCH_PROGS)
 # the payloads and the loader are benchmarked too: build them first
 bench: $(BENCH_PROGS) $(BUILD)/BOOTX64.EFI payloads
 	@BUILD=$(BUILD) BENCH_QUICK=$(BENCH_QUICK) test/bench/run.sh
-.SECONDARY: $(BENCH_OBJ)
