@@ -14,11 +14,19 @@ DEB_PKGS := gnu-efi zlib1g-dev ovmf qemu-system-x86 mtools dosfstools \
 
 WARN := -Wall -Wextra -Werror
 
-# ---------------------------------------------------------------- host core
-HOST_CFLAGS := -std=c11 $(WARN) -g -O1 -fsanitize=address,undefined \
-               -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
-               -D_DEFAULT_SOURCE -Iinclude
+# ---------------------------------------------------------------- host flags
+# Every host build (unit tests, corpus tools, fuzz targets, benchmarks and
+# the small generators) starts from HOST_BASE_CFLAGS and adds only what
+# differs: its -O level, SAN_CFLAGS, the fuzzer, TEST_INC.
+HOST_BASE_CFLAGS := -std=c11 $(WARN) -g -D_DEFAULT_SOURCE -Iinclude
+SAN_CFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+               -fno-omit-frame-pointer
+# the headers test programs share (test.h, elf_build.h, mmap_fixture.h)
+TEST_INC    := -Itest/unit
 HOST_LDLIBS := -lz -lm
+
+# ---------------------------------------------------------------- host core
+HOST_CFLAGS := $(HOST_BASE_CFLAGS) -O1 $(SAN_CFLAGS)
 
 CORE_SRC  := $(wildcard src/*.c)
 HOST_OBJ  := $(patsubst src/%.c,$(BUILD)/host/%.o,$(CORE_SRC))
@@ -31,7 +39,7 @@ $(BUILD)/host/%.o: src/%.c $(wildcard include/*.h)
 
 $(BUILD)/host/test_%: test/unit/test_%.c $(HOST_OBJ) $(wildcard test/unit/*.h)
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) -Itest/unit $< $(HOST_OBJ) $(HOST_LDLIBS) -o $@
+	$(HOSTCC) $(HOST_CFLAGS) $(TEST_INC) $< $(HOST_OBJ) $(HOST_LDLIBS) -o $@
 
 # ---------------------------------------------------------------- EFI image
 EFI_INC   := /usr/include/efi
@@ -83,8 +91,8 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 all: $(BUILD)/BOOTX64.EFI payloads
 loader: $(BUILD)/BOOTX64.EFI
 
--include payload/payload.mk
--include test/fuzz/fuzz.mk
+include payload/payload.mk
+include test/fuzz/fuzz.mk
 # make bench [BENCH_QUICK=1]: benchmarks (test/bench/bench.mk)
 include test/bench/bench.mk
 

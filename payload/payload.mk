@@ -80,7 +80,7 @@ $(PAYLOAD_DIR)/%.elf.gz: $(PAYLOAD_DIR)/%.elf
 
 $(PAYLOAD_DIR)/mkzlib: payload/mkzlib.c
 	@mkdir -p $(@D)
-	$(HOSTCC) -std=c11 $(WARN) -O2 $< -lz -o $@
+	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $< -lz -o $@
 
 $(PAYLOAD_DIR)/%.elf.zlib: $(PAYLOAD_DIR)/%.elf $(PAYLOAD_DIR)/mkzlib
 	$(PAYLOAD_DIR)/mkzlib $< $@.tmp

@@ -7,12 +7,8 @@
 #   make bench                   full run (a few minutes: QEMU boots)
 #   make bench BENCH_QUICK=1     few samples, no QEMU (test/bench/smoke.sh)
 
-BUILD       ?= build
-WARN        ?= -Wall -Wextra -Werror
-CORE_SRC    ?= $(wildcard src/*.c)
-HOSTCC      ?= gcc
 BENCH_DIR   := $(BUILD)/bench
-BENCH_CFLAGS := -std=c11 $(WARN) -O2 -DNDEBUG -D_DEFAULT_SOURCE -Iinclude -Itest/unit
+BENCH_CFLAGS := $(HOST_BASE_CFLAGS) -O2 -DNDEBUG $(TEST_INC)
 BENCH_OBJ   := $(patsubst src/%.c,$(BENCH_DIR)/obj/%.o,$(CORE_SRC))
 BENCH_PROGS := $(BENCH_DIR)/bench_pipeline $(BENCH_DIR)/bench_entropy \
                $(BENCH_DIR)/bench_plot

@@ -38,7 +38,7 @@ seeds() {
 	esac
 }
 
-if ! make --no-print-directory -f test/fuzz/fuzz.mk BUILD="$B" fuzz-build >"$F/build.txt" 2>&1; then
+if ! make --no-print-directory BUILD="$B" fuzz-build >"$F/build.txt" 2>&1; then
 	tail -n 30 "$F/build.txt"
 	echo "fuzz: 0 passed, 1 failed"
 	exit 1
