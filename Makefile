@@ -14,6 +14,13 @@ DEB_PKGS := gnu-efi zlib1g-dev ovmf qemu-system-x86 mtools dosfstools \
 
 WARN := -Wall -Wextra -Werror
 
+# Every C compile also writes the headers it read into a .d file beside its
+# output (x.o -> x.d, or tool -> tool.d); each build adds its .d files to
+# DEPS, and the end of this file includes them.  -MP: a deleted header is
+# no error.
+DEPFLAGS := -MMD -MP
+DEPS :=
+
 # ---------------------------------------------------------------- host flags
 # Every host build (unit tests, corpus tools, fuzz targets, benchmarks and
 # the small generators) starts from HOST_BASE_CFLAGS and adds only what
@@ -31,15 +38,20 @@ HOST_CFLAGS := $(HOST_BASE_CFLAGS) -O1 $(SAN_CFLAGS)
 CORE_SRC  := $(wildcard src/*.c)
 HOST_OBJ  := $(patsubst src/%.c,$(BUILD)/host/%.o,$(CORE_SRC))
 UNIT_SRC  := $(wildcard test/unit/test_*.c)
+UNIT_OBJ  := $(patsubst test/unit/%.c,$(BUILD)/host/unit/%.o,$(UNIT_SRC))
 UNIT_BIN  := $(patsubst test/unit/%.c,$(BUILD)/host/%,$(UNIT_SRC))
+DEPS      += $(HOST_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
 
-$(BUILD)/host/%.o: src/%.c $(wildcard include/*.h)
+$(BUILD)/host/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) -c $< -o $@
+	$(HOSTCC) $(HOST_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/host/test_%: test/unit/test_%.c $(HOST_OBJ) $(wildcard test/unit/*.h)
+$(BUILD)/host/unit/%.o: test/unit/%.c
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) $(TEST_INC) $< $(HOST_OBJ) $(HOST_LDLIBS) -o $@
+	$(HOSTCC) $(HOST_CFLAGS) $(TEST_INC) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/host/test_%: $(BUILD)/host/unit/test_%.o $(HOST_OBJ)
+	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_OBJ) $(HOST_LDLIBS) -o $@
 
 # ---------------------------------------------------------------- EFI image
 EFI_INC   := /usr/include/efi
@@ -60,16 +72,17 @@ EFI_OBJ   := $(patsubst efi/%.c,$(BUILD)/efi/%.o,$(EFI_SRC)) \
              $(patsubst efi/%.S,$(BUILD)/efi/%.o,$(EFI_ASM)) \
              $(patsubst src/%.c,$(BUILD)/efi/core_%.o,$(CORE_SRC))
 LIBGCC    := $(shell $(CC) -print-libgcc-file-name)
+DEPS      += $(EFI_OBJ:.o=.d)
 
-$(BUILD)/efi/%.o: efi/%.c $(wildcard efi/*.h include/*.h)
+$(BUILD)/efi/%.o: efi/%.c
 	@mkdir -p $(@D)
-	$(CC) $(EFI_CFLAGS) -c $< -o $@
+	$(CC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
 $(BUILD)/efi/%.o: efi/%.S
 	@mkdir -p $(@D)
-	$(CC) $(EFI_CFLAGS) -c $< -o $@
-$(BUILD)/efi/core_%.o: src/%.c $(wildcard include/*.h)
+	$(CC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(BUILD)/efi/core_%.o: src/%.c
 	@mkdir -p $(@D)
-	$(CC) $(EFI_CFLAGS) -c $< -o $@
+	$(CC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/loader.so: $(EFI_OBJ) loader.lds
 	$(LD) $(EFI_LDFLAGS) $(EFI_CRT0) $(EFI_OBJ) -L$(EFI_LIB) -lefi -lgnuefi \
@@ -163,3 +176,6 @@ test: deps
 
 clean:
 	rm -rf $(BUILD)
+
+# the header dependencies of every object built so far (see DEPFLAGS)
+-include $(wildcard $(DEPS))

@@ -12,15 +12,19 @@ BENCH_CFLAGS := $(HOST_BASE_CFLAGS) -O2 -DNDEBUG $(TEST_INC)
 BENCH_OBJ   := $(patsubst src/%.c,$(BENCH_DIR)/obj/%.o,$(CORE_SRC))
 BENCH_PROGS := $(BENCH_DIR)/bench_pipeline $(BENCH_DIR)/bench_entropy \
                $(BENCH_DIR)/bench_plot
+DEPS        += $(BENCH_OBJ:.o=.d) \
+               $(patsubst $(BENCH_DIR)/%,$(BENCH_DIR)/main/%.d,$(BENCH_PROGS))
 
-$(BENCH_DIR)/obj/%.o: src/%.c $(wildcard include/*.h)
+$(BENCH_DIR)/obj/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(HOSTCC) $(BENCH_CFLAGS) -c $< -o $@
+	$(HOSTCC) $(BENCH_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BENCH_DIR)/bench_%: test/bench/bench_%.c test/bench/bench.h $(BENCH_OBJ) \
-                      test/unit/mmap_fixture.h
+$(BENCH_DIR)/main/%.o: test/bench/%.c
 	@mkdir -p $(@D)
-	$(HOSTCC) $(BENCH_CFLAGS) $< $(BENCH_OBJ) -lz -lm -o $@
+	$(HOSTCC) $(BENCH_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BENCH_DIR)/bench_%: $(BENCH_DIR)/main/bench_%.o $(BENCH_OBJ)
+	$(HOSTCC) $(BENCH_CFLAGS) $< $(BENCH_OBJ) $(HOST_LDLIBS) -o $@
 
 .PHONY: bench bench-build
 bench-build: $(BENCH_PROGS)

@@ -11,14 +11,26 @@ FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := $(HOST_BASE_CFLAGS) -O1 -fsanitize=fuzzer $(SAN_CFLAGS)
 FUZZ_TARGETS := elf inflate e820 options
 FUZZ_BIN := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+# the core is compiled once with the fuzzer's instrumentation and linked
+# into every target
+FUZZ_OBJ := $(patsubst src/%.c,$(BUILD)/fuzz/obj/%.o,$(CORE_SRC))
+DEPS     += $(FUZZ_OBJ:.o=.d) $(FUZZ_TARGETS:%=$(BUILD)/fuzz/main/fuzz_%.d) \
+            $(BUILD)/fuzz/mkseeds.d
 
-$(BUILD)/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(CORE_SRC) $(wildcard include/*.h)
+$(BUILD)/fuzz/obj/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(CORE_SRC) -lz -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/fuzz/main/%.o: test/fuzz/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/main/fuzz_%.o $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_OBJ) $(HOST_LDLIBS) -o $@
 
 $(BUILD)/fuzz/mkseeds: test/fuzz/mkseeds.c
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_BASE_CFLAGS) -O1 $< -lz -o $@
+	$(HOSTCC) $(HOST_BASE_CFLAGS) -O1 $(DEPFLAGS) $< -lz -o $@
 
 .PHONY: fuzz fuzz-build fuzz-smoke
 fuzz-build: $(FUZZ_BIN) $(BUILD)/fuzz/mkseeds
