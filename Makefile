@@ -53,6 +53,20 @@ $(BUILD)/host/unit/%.o: test/unit/%.c
 $(BUILD)/host/test_%: $(BUILD)/host/unit/test_%.o $(HOST_OBJ)
 	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_OBJ) $(HOST_LDLIBS) -o $@
 
+# ---------------------------------------------------------------- corpus tools
+# test/corpus/run.sh: mkcorpus writes the malformed kernels, check_corpus
+# (linked with the host core) checks each file's first error
+CORPUS_TOOLS := $(BUILD)/corpus/mkcorpus $(BUILD)/corpus/check_corpus
+DEPS         += $(patsubst $(BUILD)/corpus/%,$(BUILD)/corpus/obj/%.d,$(CORPUS_TOOLS))
+
+$(BUILD)/corpus/obj/%.o: test/corpus/%.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOST_CFLAGS) $(TEST_INC) $(DEPFLAGS) -c $< -o $@
+$(BUILD)/corpus/mkcorpus: $(BUILD)/corpus/obj/mkcorpus.o
+	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LDLIBS) -o $@
+$(BUILD)/corpus/check_corpus: $(BUILD)/corpus/obj/check_corpus.o $(HOST_OBJ)
+	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_OBJ) $(HOST_LDLIBS) -o $@
+
 # ---------------------------------------------------------------- EFI image
 EFI_INC   := /usr/include/efi
 EFI_LIB   := /usr/lib
@@ -100,7 +114,7 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 .SECONDARY:
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
-.PHONY: all deps unit run esp test clean loader payloads install
+.PHONY: all deps unit run esp test clean loader payloads install corpus-tools
 all: $(BUILD)/BOOTX64.EFI payloads
 loader: $(BUILD)/BOOTX64.EFI
 
@@ -114,6 +128,8 @@ deps:
 
 unit: $(UNIT_BIN)
 	@test/run-unit.sh $(UNIT_BIN)
+
+corpus-tools: $(CORPUS_TOOLS)
 
 # ---------------------------------------------------------------- ESP, run
 ESP_IMG := $(BUILD)/esp.img

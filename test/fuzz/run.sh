@@ -43,13 +43,11 @@ if ! make --no-print-directory BUILD="$B" fuzz-build >"$F/build.txt" 2>&1; then
 	echo "fuzz: 0 passed, 1 failed"
 	exit 1
 fi
-[ -f "$B/payload/kernel-pie.elf" ] || make --no-print-directory BUILD="$B" payloads >/dev/null 2>&1
 rm -rf "$F/seeds" "$F/corpus-cases"
 "$F/mkseeds" "$F/seeds" test/fixtures/*.mmap
-# the malformed-kernel corpus, made without sanitizers (seeds only)
-if [ -f "$B/payload/kernel-pie.elf" ] && [ -f "$B/payload/kernel-exec.elf" ] &&
-   ${HOSTCC:-gcc} -std=c11 -O1 -D_DEFAULT_SOURCE test/corpus/mkcorpus.c -lz -o "$F/mkcorpus" &&
-   "$F/mkcorpus" "$F/corpus-cases" "$B/payload/kernel-pie.elf" "$B/payload/kernel-exec.elf" >/dev/null; then
+# the malformed-kernel corpus (test/corpus/mkcorpus) as seeds
+if make --no-print-directory BUILD="$B" payloads "$B/corpus/mkcorpus" >>"$F/build.txt" 2>&1 &&
+   "$B/corpus/mkcorpus" "$F/corpus-cases" "$B/payload/kernel-pie.elf" "$B/payload/kernel-exec.elf" >/dev/null; then
 	rm -f "$F"/corpus-cases/gz-bomb-*  # 0.5 MB; the seeds have small bombs
 else
 	echo "warning: no malformed-kernel corpus for the seeds"
