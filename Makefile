@@ -10,7 +10,7 @@ BUILD   := build
 # Debian packages every tier needs; `make deps` installs the missing ones.
 DEB_PKGS := gnu-efi zlib1g-dev ovmf qemu-system-x86 mtools dosfstools \
             systemd-boot-efi sbsigntool clang libclang-rt-14-dev gcc make binutils gzip \
-            coreutils grep gawk fdisk openssl xz-utils util-linux
+            coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck
 
 WARN := -Wall -Wextra -Werror
 
@@ -114,7 +114,7 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 .SECONDARY:
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
-.PHONY: all deps unit run esp test clean loader payloads install corpus-tools
+.PHONY: all deps unit run esp test clean loader payloads install corpus-tools lint
 all: $(BUILD)/BOOTX64.EFI payloads
 loader: $(BUILD)/BOOTX64.EFI
 
@@ -130,6 +130,10 @@ unit: $(UNIT_BIN)
 	@test/run-unit.sh $(UNIT_BIN)
 
 corpus-tools: $(CORPUS_TOOLS)
+
+# shellcheck over every shell script (test/lint.sh)
+lint:
+	@test/lint.sh
 
 # ---------------------------------------------------------------- ESP, run
 ESP_IMG := $(BUILD)/esp.img
