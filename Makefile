@@ -10,28 +10,62 @@ BUILD   := build
 # Debian packages every tier needs; `make deps` installs the missing ones.
 DEB_PKGS := gnu-efi zlib1g-dev ovmf qemu-system-x86 mtools dosfstools \
             systemd-boot-efi sbsigntool clang libclang-rt-14-dev gcc make binutils gzip \
-            coreutils grep gawk fdisk openssl xz-utils util-linux
+            coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck
 
 WARN := -Wall -Wextra -Werror
 
-# ---------------------------------------------------------------- host core
-HOST_CFLAGS := -std=c11 $(WARN) -g -O1 -fsanitize=address,undefined \
-               -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
-               -D_DEFAULT_SOURCE -Iinclude
+# Every C compile also writes the headers it read into a .d file beside its
+# output (x.o -> x.d, or tool -> tool.d); each build adds its .d files to
+# DEPS, and the end of this file includes them.  -MP: a deleted header is
+# no error.
+DEPFLAGS := -MMD -MP
+DEPS :=
+
+# ---------------------------------------------------------------- host flags
+# Every host build (unit tests, corpus tools, fuzz targets, benchmarks and
+# the small generators) starts from HOST_BASE_CFLAGS and adds only what
+# differs: its -O level, SAN_CFLAGS, the fuzzer, TEST_INC.
+HOST_BASE_CFLAGS := -std=c11 $(WARN) -g -D_DEFAULT_SOURCE -Iinclude
+SAN_CFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+               -fno-omit-frame-pointer
+# the headers test programs share (test.h, elf_build.h, mmap_fixture.h)
+TEST_INC    := -Itest/unit
 HOST_LDLIBS := -lz -lm
+
+# ---------------------------------------------------------------- host core
+HOST_CFLAGS := $(HOST_BASE_CFLAGS) -O1 $(SAN_CFLAGS)
 
 CORE_SRC  := $(wildcard src/*.c)
 HOST_OBJ  := $(patsubst src/%.c,$(BUILD)/host/%.o,$(CORE_SRC))
 UNIT_SRC  := $(wildcard test/unit/test_*.c)
+UNIT_OBJ  := $(patsubst test/unit/%.c,$(BUILD)/host/unit/%.o,$(UNIT_SRC))
 UNIT_BIN  := $(patsubst test/unit/%.c,$(BUILD)/host/%,$(UNIT_SRC))
+DEPS      += $(HOST_OBJ:.o=.d) $(UNIT_OBJ:.o=.d)
 
-$(BUILD)/host/%.o: src/%.c $(wildcard include/*.h)
+$(BUILD)/host/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) -c $< -o $@
+	$(HOSTCC) $(HOST_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/host/test_%: test/unit/test_%.c $(HOST_OBJ) $(wildcard test/unit/*.h)
+$(BUILD)/host/unit/%.o: test/unit/%.c
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_CFLAGS) -Itest/unit $< $(HOST_OBJ) $(HOST_LDLIBS) -o $@
+	$(HOSTCC) $(HOST_CFLAGS) $(TEST_INC) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/host/test_%: $(BUILD)/host/unit/test_%.o $(HOST_OBJ)
+	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_OBJ) $(HOST_LDLIBS) -o $@
+
+# ---------------------------------------------------------------- corpus tools
+# test/corpus/run.sh: mkcorpus writes the malformed kernels, check_corpus
+# (linked with the host core) checks each file's first error
+CORPUS_TOOLS := $(BUILD)/corpus/mkcorpus $(BUILD)/corpus/check_corpus
+DEPS         += $(patsubst $(BUILD)/corpus/%,$(BUILD)/corpus/obj/%.d,$(CORPUS_TOOLS))
+
+$(BUILD)/corpus/obj/%.o: test/corpus/%.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOST_CFLAGS) $(TEST_INC) $(DEPFLAGS) -c $< -o $@
+$(BUILD)/corpus/mkcorpus: $(BUILD)/corpus/obj/mkcorpus.o
+	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_LDLIBS) -o $@
+$(BUILD)/corpus/check_corpus: $(BUILD)/corpus/obj/check_corpus.o $(HOST_OBJ)
+	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_OBJ) $(HOST_LDLIBS) -o $@
 
 # ---------------------------------------------------------------- EFI image
 EFI_INC   := /usr/include/efi
@@ -52,16 +86,17 @@ EFI_OBJ   := $(patsubst efi/%.c,$(BUILD)/efi/%.o,$(EFI_SRC)) \
              $(patsubst efi/%.S,$(BUILD)/efi/%.o,$(EFI_ASM)) \
              $(patsubst src/%.c,$(BUILD)/efi/core_%.o,$(CORE_SRC))
 LIBGCC    := $(shell $(CC) -print-libgcc-file-name)
+DEPS      += $(EFI_OBJ:.o=.d)
 
-$(BUILD)/efi/%.o: efi/%.c $(wildcard efi/*.h include/*.h)
+$(BUILD)/efi/%.o: efi/%.c
 	@mkdir -p $(@D)
-	$(CC) $(EFI_CFLAGS) -c $< -o $@
+	$(CC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
 $(BUILD)/efi/%.o: efi/%.S
 	@mkdir -p $(@D)
-	$(CC) $(EFI_CFLAGS) -c $< -o $@
-$(BUILD)/efi/core_%.o: src/%.c $(wildcard include/*.h)
+	$(CC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(BUILD)/efi/core_%.o: src/%.c
 	@mkdir -p $(@D)
-	$(CC) $(EFI_CFLAGS) -c $< -o $@
+	$(CC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
 $(BUILD)/loader.so: $(EFI_OBJ) loader.lds
 	$(LD) $(EFI_LDFLAGS) $(EFI_CRT0) $(EFI_OBJ) -L$(EFI_LIB) -lefi -lgnuefi \
@@ -73,13 +108,18 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 	@test/check-image.sh $< $@
 
 .DEFAULT_GOAL := all
+# Bare .SECONDARY: no intermediate file (the objects the pattern rules make)
+# is ever deleted, so the next build only redoes what changed.  Nothing may
+# name prerequisites of .SECONDARY: GNU make then keeps only those.
 .SECONDARY:
-.PHONY: all deps unit run esp test clean loader payloads install
+# a recipe that fails leaves no half-written target behind
+.DELETE_ON_ERROR:
+.PHONY: all deps unit run esp test clean loader payloads install corpus-tools lint
 all: $(BUILD)/BOOTX64.EFI payloads
 loader: $(BUILD)/BOOTX64.EFI
 
--include payload/payload.mk
--include test/fuzz/fuzz.mk
+include payload/payload.mk
+include test/fuzz/fuzz.mk
 # make bench [BENCH_QUICK=1]: benchmarks (test/bench/bench.mk)
 include test/bench/bench.mk
 
@@ -88,6 +128,12 @@ deps:
 
 unit: $(UNIT_BIN)
 	@test/run-unit.sh $(UNIT_BIN)
+
+corpus-tools: $(CORPUS_TOOLS)
+
+# shellcheck over every shell script (test/lint.sh)
+lint:
+	@test/lint.sh
 
 # ---------------------------------------------------------------- ESP, run
 ESP_IMG := $(BUILD)/esp.img
@@ -150,3 +196,6 @@ test: deps
 
 clean:
 	rm -rf $(BUILD)
+
+# the header dependencies of every object built so far (see DEPFLAGS)
+-include $(wildcard $(DEPS))

@@ -51,25 +51,25 @@ PAYLOAD_LDFLAGS_pie  := -pie --no-dynamic-linker -z text -z norelro \
 PAYLOAD_LDFLAGS_exec := --emit-relocs -T payload/exec.lds
 PAYLOAD_LDFLAGS_high := --emit-relocs -T payload/exec.lds
 
-PAYLOAD_HDRS := include/kaslr_boot.h payload/serial.h payload/cpu.h payload/efivars.h \
-                payload/leftovers.h include/entropy.h include/sha256.h include/ldr.h
 # the payload checks derivations with the loader's own SHA-256 code
 PAYLOAD_CORE := sha256 entropy
 PAYLOAD_OBJS  = $(addprefix $(PAYLOAD_DIR)/$(1)/,main.o serial.o efivars.o leftovers.o \
                 entry.o $(PAYLOAD_CORE:%=core_%.o))
 
+# objects also depend on this file: the flags above are part of them
 define PAYLOAD_RULES
-$(PAYLOAD_DIR)/$(1)/%.o: payload/%.c $(PAYLOAD_HDRS) payload/payload.mk
+DEPS += $(patsubst %.o,%.d,$(call PAYLOAD_OBJS,$(1)))
+$(PAYLOAD_DIR)/$(1)/%.o: payload/%.c payload/payload.mk
 	@mkdir -p $$(@D)
-	$$(CC) $$(PAYLOAD_CFLAGS) $$(PAYLOAD_CFLAGS_$(1)) \
+	$$(CC) $$(PAYLOAD_CFLAGS) $$(PAYLOAD_CFLAGS_$(1)) $$(DEPFLAGS) \
 	    -DPAYLOAD_LINK_BASE=$$(PAYLOAD_BASE_$(1)) \
 	    -DPAYLOAD_LINK_PHYS=$$(PAYLOAD_PHYS_$(1)) -c $$< -o $$@
-$(PAYLOAD_DIR)/$(1)/core_%.o: src/%.c $(PAYLOAD_HDRS) payload/payload.mk
+$(PAYLOAD_DIR)/$(1)/core_%.o: src/%.c payload/payload.mk
 	@mkdir -p $$(@D)
-	$$(CC) $$(PAYLOAD_CFLAGS) $$(PAYLOAD_CFLAGS_$(1)) -c $$< -o $$@
+	$$(CC) $$(PAYLOAD_CFLAGS) $$(PAYLOAD_CFLAGS_$(1)) $$(DEPFLAGS) -c $$< -o $$@
 $(PAYLOAD_DIR)/$(1)/%.o: payload/%.S payload/payload.mk
 	@mkdir -p $$(@D)
-	$$(CC) $$(PAYLOAD_CFLAGS) $$(PAYLOAD_CFLAGS_$(1)) -c $$< -o $$@
+	$$(CC) $$(PAYLOAD_CFLAGS) $$(PAYLOAD_CFLAGS_$(1)) $$(DEPFLAGS) -c $$< -o $$@
 $(PAYLOAD_DIR)/kernel-$(1).elf: $(call PAYLOAD_OBJS,$(1)) payload/pie.lds \
         payload/exec.lds payload/check-elf.sh
 	$$(LD) $$(PAYLOAD_LDFLAGS) $$(PAYLOAD_LDFLAGS_$(1)) \
@@ -85,9 +85,10 @@ $(PAYLOAD_DIR)/%.elf.gz: $(PAYLOAD_DIR)/%.elf
 	gzip -9 -n -c $< > $@.tmp
 	mv $@.tmp $@
 
+DEPS += $(PAYLOAD_DIR)/mkzlib.d
 $(PAYLOAD_DIR)/mkzlib: payload/mkzlib.c
 	@mkdir -p $(@D)
-	$(HOSTCC) -std=c11 $(WARN) -O2 $< -lz -o $@
+	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $(DEPFLAGS) $< -lz -o $@
 
 $(PAYLOAD_DIR)/%.elf.zlib: $(PAYLOAD_DIR)/%.elf $(PAYLOAD_DIR)/mkzlib
 	$(PAYLOAD_DIR)/mkzlib $< $@.tmp

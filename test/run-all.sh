@@ -1,22 +1,28 @@
 #!/bin/bash
 # run-all.sh - every test tier; the last line is "N passed, N failed".
+#   tier 0: shellcheck over every shell script (test/lint.sh)
 #   tier 1: host unit tests (ASan + UBSan)
 #   tier 2: fuzz targets, a short bounded pass
 #   tier 3: QEMU + OVMF boots, two at a time
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 B=${BUILD:-build}
 passed=0 failed=0
 out=$B/test-results
 rm -rf "$out"; mkdir -p "$out"
 
 count() { # count FILE: add the "N passed, N failed" line of a tier
-	local l
+	local l np nf
 	l=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
 	if [ -z "$l" ]; then failed=$((failed + 1)); return; fi
-	set -- $l
-	passed=$((passed + $2)); failed=$((failed + $4))
+	read -r _ np _ nf _ <<<"$l"
+	passed=$((passed + np)); failed=$((failed + nf))
 }
+
+echo "== tier 0: shellcheck"
+test/lint.sh >"$out/lint.txt" 2>&1
+grep -v '^ok ' "$out/lint.txt" | tail -n 40
+count "$out/lint.txt"
 
 echo "== tier 1: host unit tests"
 make --no-print-directory unit >"$out/unit.txt" 2>&1
@@ -47,10 +53,14 @@ tail -n 2 "$out/bench.txt"
 count "$out/bench.txt"
 
 echo "== tier 3: QEMU + OVMF boots"
-cases=$(test/qemu/cases.list)
-printf '%s\n' $cases | xargs -P 2 -I{} sh -c 'test/qemu/case.sh {} > '"$out"'/boot-{}.txt 2>&1'
+mapfile -t cases < <(test/qemu/cases.list)
+# two at a time; $1 (the case) and $2 (the output directory) are the inner
+# sh's arguments, expanded there (SC2016)
+# shellcheck disable=SC2016
+printf '%s\n' "${cases[@]}" |
+	xargs -P 2 -I{} sh -c 'test/qemu/case.sh "$1" >"$2/boot-$1.txt" 2>&1' sh {} "$out"
 bp=0 bf=0
-for c in $cases; do
+for c in "${cases[@]}"; do
 	r=$out/boot-$c.txt
 	if grep -q "^ok $c" "$r"; then
 		grep "^ok $c" "$r"; bp=$((bp + 1))

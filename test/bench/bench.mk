@@ -1,5 +1,5 @@
-# test/bench/bench.mk - `make bench`: the benchmarks of issue 8, included by
-# the top Makefile.  The host programs are built from src/*.c with -O2 and
+# test/bench/bench.mk - `make bench`: the benchmarks, included by the top
+# Makefile.  The host programs are built from src/*.c with -O2 and
 # no sanitizers (what is measured is the code, not ASan); test/bench/run.sh
 # runs them and the QEMU boots and writes build/bench/bench.{md,csv} and
 # build/bench/slots-2G.svg.
@@ -7,24 +7,24 @@
 #   make bench                   full run (a few minutes: QEMU boots)
 #   make bench BENCH_QUICK=1     few samples, no QEMU (test/bench/smoke.sh)
 
-BUILD       ?= build
-WARN        ?= -Wall -Wextra -Werror
-CORE_SRC    ?= $(wildcard src/*.c)
-HOSTCC      ?= gcc
 BENCH_DIR   := $(BUILD)/bench
-BENCH_CFLAGS := -std=c11 $(WARN) -O2 -DNDEBUG -D_DEFAULT_SOURCE -Iinclude -Itest/unit
+BENCH_CFLAGS := $(HOST_BASE_CFLAGS) -O2 -DNDEBUG $(TEST_INC)
 BENCH_OBJ   := $(patsubst src/%.c,$(BENCH_DIR)/obj/%.o,$(CORE_SRC))
 BENCH_PROGS := $(BENCH_DIR)/bench_pipeline $(BENCH_DIR)/bench_entropy \
                $(BENCH_DIR)/bench_plot
+DEPS        += $(BENCH_OBJ:.o=.d) \
+               $(patsubst $(BENCH_DIR)/%,$(BENCH_DIR)/main/%.d,$(BENCH_PROGS))
 
-$(BENCH_DIR)/obj/%.o: src/%.c $(wildcard include/*.h)
+$(BENCH_DIR)/obj/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(HOSTCC) $(BENCH_CFLAGS) -c $< -o $@
+	$(HOSTCC) $(BENCH_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BENCH_DIR)/bench_%: test/bench/bench_%.c test/bench/bench.h $(BENCH_OBJ) \
-                      test/unit/mmap_fixture.h
+$(BENCH_DIR)/main/%.o: test/bench/%.c
 	@mkdir -p $(@D)
-	$(HOSTCC) $(BENCH_CFLAGS) $< $(BENCH_OBJ) -lz -lm -o $@
+	$(HOSTCC) $(BENCH_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BENCH_DIR)/bench_%: $(BENCH_DIR)/main/bench_%.o $(BENCH_OBJ)
+	$(HOSTCC) $(BENCH_CFLAGS) $< $(BENCH_OBJ) $(HOST_LDLIBS) -o $@
 
 .PHONY: bench bench-build
 bench-build: $(BENCH_PROGS)
@@ -32,4 +32,3 @@ bench-build: $(BENCH_PROGS)
 # the payloads and the loader are benchmarked too: build them first
 bench: $(BENCH_PROGS) $(BUILD)/BOOTX64.EFI payloads
 	@BUILD=$(BUILD) BENCH_QUICK=$(BENCH_QUICK) test/bench/run.sh
-.SECONDARY: $(BENCH_OBJ)

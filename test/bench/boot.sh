@@ -14,7 +14,7 @@
 # Never fails on a number; a boot that does not finish becomes a row.
 set -u
 export LC_ALL=C
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
 RUNS=${BENCH_BOOTS:-5}
 W=$B/bench/boot
@@ -70,18 +70,18 @@ timed_boot() {
 
 # time_rows ITEM RUNS TARGET TIMES_FILE: rows from "T_BDS T_HIT" lines
 time_rows() {
-	local item=$1 runs=$2 what=$3 f=$4
+	local item=$1 runs=$2 what=$3 f=$4 med lo hi
 	row boot "$item" "target line" "$what"
 	row boot "$item" "runs" "$runs"
 	row boot "$item" "reached" "$(awk '$2 != "-"' "$f" | wc -l)"
-	set -- $(awk '$2 != "-" {print $2}' "$f" | stats)
-	row boot "$item" "median s" "$1"
-	row boot "$item" "min s" "$2"
-	row boot "$item" "max s" "$3"
-	set -- $(awk '$1 != "-" {print $1}' "$f" | stats)
-	row boot "$item" "firmware: to BdsDxe start median s" "$1"
-	set -- $(awk '$1 != "-" && $2 != "-" {print $2 - $1}' "$f" | stats)
-	row boot "$item" "BdsDxe start to target median s" "$1"
+	read -r med lo hi _ < <(awk '$2 != "-" {print $2}' "$f" | stats)
+	row boot "$item" "median s" "$med"
+	row boot "$item" "min s" "$lo"
+	row boot "$item" "max s" "$hi"
+	read -r med _ < <(awk '$1 != "-" {print $1}' "$f" | stats)
+	row boot "$item" "firmware: to BdsDxe start median s" "$med"
+	read -r med _ < <(awk '$1 != "-" && $2 != "-" {print $2 - $1}' "$f" | stats)
+	row boot "$item" "BdsDxe start to target median s" "$med"
 }
 
 # step_rows ITEM LOG: the loader's "time: STEP N us" lines as rows

@@ -1,5 +1,5 @@
 #!/bin/bash
-# run.sh - `make bench`: every benchmark of issue 8 in one run, written as
+# run.sh - `make bench`: every benchmark in one run, written as
 # build/bench/bench.csv (rows "section,item,metric,value"), the same as
 # Markdown tables in build/bench/bench.md (also printed on stdout), and the
 # slot-choice histogram build/bench/slots-2G.svg.
@@ -13,7 +13,7 @@
 # row saying so.  The host programs come from test/bench/bench.mk.
 set -u
 export LC_ALL=C
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
 D=$B/bench
 P=$B/payload
@@ -63,8 +63,10 @@ if [ -s "$LINUX" ] && [ -z "$QUICK" ]; then
 	# wrapper has to grow its buffer (gzip's ISIZE sizes it exactly)
 	lz=$D/vmlinux.zlib
 	if [ ! -s "$lz" ] || [ "$LINUX" -nt "$lz" ]; then
-		gzip -dc "$LINUX" >"$D/vmlinux.elf" && [ -x "$P/mkzlib" ] &&
-			"$P/mkzlib" "$D/vmlinux.elf" "$lz" || rm -f "$lz"
+		if ! { gzip -dc "$LINUX" >"$D/vmlinux.elf" && [ -x "$P/mkzlib" ] &&
+			"$P/mkzlib" "$D/vmlinux.elf" "$lz"; }; then
+			rm -f "$lz"
+		fi
 		rm -f "$D/vmlinux.elf"
 	fi
 	if [ -s "$lz" ]; then

@@ -6,7 +6,7 @@
 # Last line: "bench: N passed, N failed".
 set -u
 export LC_ALL=C
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
 # its own output directory: a quick run must not replace a full run's tables
 D=$B/bench/smoke

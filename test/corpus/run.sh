@@ -1,27 +1,22 @@
 #!/bin/sh
-# run.sh - build mkcorpus and check_corpus for the host (ASan + UBSan), write
-# the malformed-kernel corpus into $BUILD/corpus/cases from the payload
-# builds, and check every file's first error.  Last line:
+# run.sh - build mkcorpus and check_corpus (make corpus-tools: host, ASan +
+# UBSan) and the payloads, write the malformed-kernel corpus into
+# $BUILD/corpus/cases from the payload builds, and check every file's first
+# error.  Last line:
 #   corpus: N passed, N failed
 cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
-CC=${HOSTCC:-gcc}
-CFLAGS="-std=c11 -Wall -Wextra -Werror -g -O1 -fsanitize=address,undefined \
- -fno-sanitize-recover=undefined -fno-omit-frame-pointer -D_DEFAULT_SOURCE \
- -Iinclude -Itest/unit -Itest/corpus"
 PIE=$B/payload/kernel-pie.elf
 EXEC=$B/payload/kernel-exec.elf
 out=$B/corpus
 
 fail() { echo "corpus: $*"; echo "corpus: 0 passed, 1 failed"; exit 1; }
 
-if [ ! -f "$PIE" ] || [ ! -f "$EXEC" ]; then
-	make --no-print-directory BUILD="$B" payloads >/dev/null || fail "make payloads failed"
-fi
 mkdir -p "$out"
-$CC $CFLAGS test/corpus/mkcorpus.c -lz -o "$out/mkcorpus" || fail "mkcorpus does not build"
-$CC $CFLAGS test/corpus/check_corpus.c src/*.c -lz -o "$out/check_corpus" ||
-	fail "check_corpus does not build"
+if ! make --no-print-directory BUILD="$B" corpus-tools payloads >"$out/build.txt" 2>&1; then
+	tail -n 30 "$out/build.txt"
+	fail "make corpus-tools payloads failed"
+fi
 rm -rf "$out/cases"
 "$out/mkcorpus" "$out/cases" "$PIE" "$EXEC" || fail "mkcorpus failed"
 "$out/check_corpus" "$out/cases" >"$out/check.txt" 2>&1
@@ -31,6 +26,6 @@ r=$(awk '/^RESULT/ {print $3, $4}' "$out/check.txt")
 [ -n "$r" ] || { tail -n 20 "$out/check.txt"; fail "check_corpus crashed (rc=$rc)"; }
 p=${r% *} f=${r#* }
 [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-echo "corpus: $(ls "$out/cases" | wc -l) files in $out/cases"
+echo "corpus: $(find "$out/cases" -type f | wc -l) files in $out/cases"
 echo "corpus: $p passed, $f failed"
 [ "$f" -eq 0 ]

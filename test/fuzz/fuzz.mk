@@ -1,31 +1,36 @@
 # test/fuzz/fuzz.mk - libFuzzer targets over every parser of untrusted bytes,
-# built with clang from src/*.c; included by the top Makefile, and usable on
-# its own (make -f test/fuzz/fuzz.mk fuzz-build), which test/fuzz/run.sh does.
+# built with clang from src/*.c; included by the top Makefile (it uses the
+# host flags defined there).  test/fuzz/run.sh runs `make fuzz-build`.
 #
 #   make fuzz-build               $(BUILD)/fuzz/fuzz_{elf,inflate,e820,options}
 #   make fuzz FUZZ_SECONDS=N      each target N seconds (test/fuzz/run.sh)
 #   make fuzz-smoke               each target ~12 s (test/fuzz/run-smoke.sh)
 
-BUILD    ?= build
-WARN     ?= -Wall -Wextra -Werror
-CORE_SRC ?= $(wildcard src/*.c)
 FUZZ_CC  ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_CFLAGS := -std=c11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
-               -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
-               -D_DEFAULT_SOURCE -Iinclude
+FUZZ_CFLAGS := $(HOST_BASE_CFLAGS) -O1 -fsanitize=fuzzer $(SAN_CFLAGS)
 FUZZ_TARGETS := elf inflate e820 options
 FUZZ_BIN := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+# the core is compiled once with the fuzzer's instrumentation and linked
+# into every target
+FUZZ_OBJ := $(patsubst src/%.c,$(BUILD)/fuzz/obj/%.o,$(CORE_SRC))
+DEPS     += $(FUZZ_OBJ:.o=.d) $(FUZZ_TARGETS:%=$(BUILD)/fuzz/main/fuzz_%.d) \
+            $(BUILD)/fuzz/mkseeds.d
 
-$(BUILD)/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(CORE_SRC) $(wildcard include/*.h)
+$(BUILD)/fuzz/obj/%.o: src/%.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(CORE_SRC) -lz -o $@
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/fuzz/main/%.o: test/fuzz/%.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/main/fuzz_%.o $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_OBJ) $(HOST_LDLIBS) -o $@
 
 $(BUILD)/fuzz/mkseeds: test/fuzz/mkseeds.c
 	@mkdir -p $(@D)
-	$(HOSTCC) -std=c11 $(WARN) -O1 -D_DEFAULT_SOURCE $< -lz -o $@
-
-HOSTCC ?= gcc
+	$(HOSTCC) $(HOST_BASE_CFLAGS) -O1 $(DEPFLAGS) $< -lz -o $@
 
 .PHONY: fuzz fuzz-build fuzz-smoke
 fuzz-build: $(FUZZ_BIN) $(BUILD)/fuzz/mkseeds

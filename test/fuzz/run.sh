@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 S=${1:-60}
 B=${BUILD:-build}
 F=$B/fuzz
-TARGETS=${FUZZ_TARGETS:-"elf inflate e820 options"}
+read -r -a TARGETS <<<"${FUZZ_TARGETS:-elf inflate e820 options}"
 mkdir -p "$F"
 # one run at a time per build directory (corpora, logs and seeds are shared)
 exec 9>"$F/.lock"
@@ -30,26 +30,25 @@ max_len() {
 	esac
 }
 
+# the seed directories of a target, one a line
 seeds() {
 	case $1 in
-	elf) echo "$B/payload $F/corpus-cases" ;;
-	inflate) echo "$F/seeds/inflate $B/payload $F/corpus-cases" ;;
-	*) echo "$F/seeds/$1" ;;
+	elf) printf '%s\n' "$B/payload" "$F/corpus-cases" ;;
+	inflate) printf '%s\n' "$F/seeds/inflate" "$B/payload" "$F/corpus-cases" ;;
+	*) printf '%s\n' "$F/seeds/$1" ;;
 	esac
 }
 
-if ! make --no-print-directory -f test/fuzz/fuzz.mk BUILD="$B" fuzz-build >"$F/build.txt" 2>&1; then
+if ! make --no-print-directory BUILD="$B" fuzz-build >"$F/build.txt" 2>&1; then
 	tail -n 30 "$F/build.txt"
 	echo "fuzz: 0 passed, 1 failed"
 	exit 1
 fi
-[ -f "$B/payload/kernel-pie.elf" ] || make --no-print-directory BUILD="$B" payloads >/dev/null 2>&1
 rm -rf "$F/seeds" "$F/corpus-cases"
 "$F/mkseeds" "$F/seeds" test/fixtures/*.mmap
-# the malformed-kernel corpus, made without sanitizers (seeds only)
-if [ -f "$B/payload/kernel-pie.elf" ] && [ -f "$B/payload/kernel-exec.elf" ] &&
-   ${HOSTCC:-gcc} -std=c11 -O1 -D_DEFAULT_SOURCE test/corpus/mkcorpus.c -lz -o "$F/mkcorpus" &&
-   "$F/mkcorpus" "$F/corpus-cases" "$B/payload/kernel-pie.elf" "$B/payload/kernel-exec.elf" >/dev/null; then
+# the malformed-kernel corpus (test/corpus/mkcorpus) as seeds
+if make --no-print-directory BUILD="$B" payloads "$B/corpus/mkcorpus" >>"$F/build.txt" 2>&1 &&
+   "$B/corpus/mkcorpus" "$F/corpus-cases" "$B/payload/kernel-pie.elf" "$B/payload/kernel-exec.elf" >/dev/null; then
 	rm -f "$F"/corpus-cases/gz-bomb-*  # 0.5 MB; the seeds have small bombs
 else
 	echo "warning: no malformed-kernel corpus for the seeds"
@@ -57,27 +56,26 @@ else
 fi
 
 run_one() {
-	local t=$1 dirs
+	local t=$1 d dirs=()
 	mkdir -p "$F/corpus-$t"
-	dirs=$(seeds "$t")
-	[ -d "test/fuzz/regress/$t" ] && dirs="test/fuzz/regress/$t $dirs"
-	# shellcheck disable=SC2086
+	while read -r d; do
+		[ -d "$d" ] && dirs+=("$d")
+	done < <(echo "test/fuzz/regress/$t"; seeds "$t")
 	"$F/fuzz_$t" -max_total_time="$S" -print_final_stats=1 -max_len="$(max_len "$t")" \
 		-timeout=20 -rss_limit_mb=3072 -artifact_prefix="$F/crash-$t-" \
-		"$F/corpus-$t" $(for d in $dirs; do [ -d "$d" ] && echo "$d"; done) \
-		>"$F/log-$t.txt" 2>&1
+		"$F/corpus-$t" "${dirs[@]}" >"$F/log-$t.txt" 2>&1
 	echo $? >"$F/rc-$t"
 }
 
 if [ "${FUZZ_PARALLEL:-0}" = 1 ]; then
-	for t in $TARGETS; do run_one "$t" & done
+	for t in "${TARGETS[@]}"; do run_one "$t" & done
 	wait
 else
-	for t in $TARGETS; do run_one "$t"; done
+	for t in "${TARGETS[@]}"; do run_one "$t"; done
 fi
 
 p=0 f=0
-for t in $TARGETS; do
+for t in "${TARGETS[@]}"; do
 	rc=$(cat "$F/rc-$t" 2>/dev/null || echo 1)
 	log=$F/log-$t.txt
 	execs=$(grep -a 'stat::number_of_executed_units' "$log" | awk '{print $NF}' | tail -n 1)
@@ -91,7 +89,9 @@ for t in $TARGETS; do
 	else
 		f=$((f + 1)); st="FAILED (rc=$rc)"
 		grep -aE 'ERROR|SUMMARY|runtime error|^    #[0-9] ' "$log" | head -n 12
-		ls "$F"/crash-"$t"-* 2>/dev/null | sed 's/^/  artefact: /'
+		for a in "$F"/crash-"$t"-*; do
+			[ -e "$a" ] && echo "  artefact: $a"
+		done
 	fi
 	echo "fuzz_$t: $st execs=${execs:-0} exec/s=${speed:-0} cov=${cov:-0} ft=${ft:-0} corpus=${corp:-0} (${S}s)"
 done

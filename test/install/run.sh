@@ -5,7 +5,7 @@
 # One "ok NAME" / "FAIL NAME: why" line per check; the last line is
 # "install: N passed, N failed".
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
 LOADER=$B/BOOTX64.EFI
 PIE=$B/payload/kernel-pie.elf
@@ -49,7 +49,8 @@ else
 	elif ! grep -q 'README' "$d/kaslr.conf"; then bad default-conf "the default kaslr.conf points nowhere"
 	else ok default-conf; fi
 	n=$(find "$E" -type f | wc -l)
-	[ "$n" = 3 ] && ok default-only-three || bad default-only-three "$n files installed, want 3"
+	if [ "$n" = 3 ]; then ok default-only-three
+	else bad default-only-three "$n files installed, want 3"; fi
 fi
 
 # 3. reinstall without CONF= keeps the user's kaslr.conf; with CONF= replaces it
@@ -93,9 +94,10 @@ else
 	else ok sign-other-cert; fi
 	if sbverify --cert "$T/c.pem" "$LOADER" >/dev/null 2>&1; then bad sign-unsigned "the unsigned build verifies"
 	else ok sign-unsigned; fi
-	[ "$(sbverify --list "$s" 2>/dev/null | grep -c '^signature [0-9]')" = 1 ] && ok sign-one-signature ||
-		bad sign-one-signature "$(sbverify --list "$s" 2>&1 | head -n 3)"
-	same "$E/EFI/BOOT/kernel.elf" "$PIE" && ok sign-kernel-unsigned || bad sign-kernel-unsigned "kernel changed"
+	if [ "$(sbverify --list "$s" 2>/dev/null | grep -c '^signature [0-9]')" = 1 ]; then ok sign-one-signature
+	else bad sign-one-signature "$(sbverify --list "$s" 2>&1 | head -n 3)"; fi
+	if same "$E/EFI/BOOT/kernel.elf" "$PIE"; then ok sign-kernel-unsigned
+	else bad sign-kernel-unsigned "kernel changed"; fi
 fi
 
 echo "install: $passed passed, $failed failed"

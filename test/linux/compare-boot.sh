@@ -12,7 +12,7 @@
 # hits both alike.  Prints each time, the means and the ratio; exit 1 if
 # a boot did not reach the banner.  Times are for benchmarks, not asserts.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
 runs=${1:-3}
 W=$B/linux/compare
@@ -47,16 +47,16 @@ one() {
 	echo $(((t1 - t0) / 1000000)) | awk '{ printf "%.3f", $1 / 1000 }'
 }
 
-ka= sd=
-for i in $(seq "$runs"); do
+ka=() sd=()
+for _ in $(seq "$runs"); do
 	t=$(one kaslr) || exit 1
-	ka="$ka $t"
+	ka+=("$t")
 	t=$(one sdboot) || exit 1
-	sd="$sd $t"
+	sd+=("$t")
 done
-mean() { echo "$@" | tr ' ' '\n' | awk 'NF { s += $1; n++ } END { printf "%.2f", s / n }'; }
-mk=$(mean $ka) ms=$(mean $sd)
+mean() { printf '%s\n' "$@" | awk 'NF { s += $1; n++ } END { printf "%.2f", s / n }'; }
+mk=$(mean "${ka[@]}") ms=$(mean "${sd[@]}")
 echo "compare-boot: QEMU start to 'Linux version', $runs alternating runs each (1 GiB, -cpu max, TCG)"
-echo "compare-boot: kaslr-loader  (vmlinux.gz):     $ka s; mean $mk s"
-echo "compare-boot: systemd-boot  (vmlinuz stub):   $sd s; mean $ms s"
+echo "compare-boot: kaslr-loader  (vmlinux.gz):      ${ka[*]} s; mean $mk s"
+echo "compare-boot: systemd-boot  (vmlinuz stub):    ${sd[*]} s; mean $ms s"
 echo "compare-boot: ratio kaslr-loader / systemd-boot = $(awk -v a="$mk" -v b="$ms" 'BEGIN { printf "%.2f", a / b }')"

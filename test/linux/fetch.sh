@@ -11,12 +11,13 @@
 # cases may start together).  Any failure - no Debian registry, no package -
 # is an error with a clear message: the tests then FAIL, never skip.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
 D=$B/linux
 die() { echo "fetch.sh: $*" >&2; exit 1; }
 mkdir -p "$D" || die "cannot create $D"
-exec 9>"$D/.lock" && flock 9 || die "cannot lock $D/.lock"
+exec 9>"$D/.lock" || die "cannot open $D/.lock"
+flock 9 || die "cannot lock $D/.lock"
 
 # cached: the bzImage and the repacked image with its facts are all there
 if [ -s "$D/vmlinuz" ] && [ -s "$D/vmlinux.gz" ] && [ -s "$D/vmlinux.gz.facts" ] &&
@@ -25,8 +26,11 @@ if [ -s "$D/vmlinuz" ] && [ -s "$D/vmlinux.gz" ] && [ -s "$D/vmlinux.gz.facts" ]
 	exit 0
 fi
 
-command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
-	die "apt-get/dpkg-deb missing: the Linux boot tests need a Debian host"
+for c in apt-get dpkg-deb; do
+	command -v "$c" >/dev/null || die "$c missing: the Linux boot tests need a Debian host"
+done
+# first PATTERN-EXPANSION...: the first of the files a glob matched, if any
+first() { [ -e "$1" ] && printf '%s\n' "$1"; }
 # the metapackage's dependency names the current ABI
 resolve() {
 	apt-cache depends linux-image-amd64 2>/dev/null |
@@ -43,18 +47,18 @@ pkg=$dep-unsigned
 apt-cache show "$pkg" >/dev/null 2>&1 ||
 	die "linux-image-amd64 depends on $dep, but $pkg is not in the package lists"
 
-deb=$(ls "$D"/"$pkg"_*.deb 2>/dev/null | head -n 1)
+deb=$(first "$D"/"$pkg"_*.deb)
 if [ -z "$deb" ]; then
 	echo "fetch.sh: apt-get download $pkg (about 70 MB)" >&2
 	(cd "$D" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >&2) ||
 		die "apt-get download $pkg failed: the Debian registry is not reachable from this machine"
-	deb=$(ls "$D"/"$pkg"_*.deb 2>/dev/null | head -n 1)
+	deb=$(first "$D"/"$pkg"_*.deb)
 	[ -n "$deb" ] || die "apt-get download left no $pkg .deb in $D"
 fi
-rm -rf "$D/pkg" && mkdir -p "$D/pkg" || die "cannot create $D/pkg"
+{ rm -rf "$D/pkg" && mkdir -p "$D/pkg"; } || die "cannot create $D/pkg"
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$D/pkg" --wildcards './boot/*' ||
 	die "unpacking /boot from $deb failed"
-vmlinuz=$(ls "$D"/pkg/boot/vmlinuz-* 2>/dev/null | head -n 1)
+vmlinuz=$(first "$D"/pkg/boot/vmlinuz-*)
 [ -s "$vmlinuz" ] || die "$deb holds no /boot/vmlinuz-*"
 cp "$vmlinuz" "$D/vmlinuz" || die "copy $vmlinuz"
 test/linux/repack.sh "$D/vmlinuz" "$D/vmlinux.gz" || die "repacking $vmlinuz failed"

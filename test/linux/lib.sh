@@ -10,6 +10,7 @@
 #
 # The kernel has no root device: it ends in its root-mount panic, which
 # prints "Kernel Offset" (panic=-1 then reboots; -no-reboot ends QEMU).
+# shellcheck shell=bash
 
 LINUX_CMDLINE='console=ttyS0 panic=-1 memblock=debug'
 LINUX_UNTIL='Kernel Offset|end Kernel panic'
@@ -21,9 +22,9 @@ LINUX_TIMEOUT=${LINUX_TIMEOUT:-300}
 linux_esp() {
 	local gz cf
 	gz=$(test/linux/fetch.sh) || fail "no Debian kernel: test/linux/fetch.sh failed (message above)"
-	# shellcheck disable=SC1090
-	. "$gz.facts" || fail "missing $gz.facts"
-	TEXT_LINK=$text_link BRK_LINK=$brk_link
+	# the facts file holds lines "text_link=0x..." and "brk_link=0x..."
+	TEXT_LINK=$(sed -n 's/^text_link=//p' "$gz.facts") BRK_LINK=$(sed -n 's/^brk_link=//p' "$gz.facts")
+	{ [ -n "$TEXT_LINK" ] && [ -n "$BRK_LINK" ]; } || fail "no text_link/brk_link in $gz.facts"
 	cf=$(conf 'kernel vmlinux.gz' verbose "$@" "cmdline $LINUX_CMDLINE")
 	LINUX_ESP=$(mkesp "$NAME" - EFI/BOOT/vmlinux.gz="$gz" EFI/BOOT/kaslr.conf="$cf")
 }
@@ -39,7 +40,7 @@ linux_e820_norm() {
 # linux_boot [boot.sh options]: one boot and every check; sets LX_PHYS,
 # LX_VOFF (numbers, printed as 0x…), LX_RNG (the loader's entropy line).
 linux_boot() {
-	local log_c line p v l kv kl brk want_brk res rs re ours theirs
+	local log_c line p v l kv kl brk want_brk res rs ours theirs
 	LINUX_BOOTS=$((${LINUX_BOOTS:-0} + 1))
 	LOG=$WORK/$NAME.$LINUX_BOOTS.log
 	test/qemu/boot.sh --log "$LOG" --timeout "$LINUX_TIMEOUT" --until "$LINUX_UNTIL" \
@@ -58,7 +59,7 @@ linux_boot() {
 	p=$(printf '%s\n' "$line" | sed -n 's/.*physical base \(0x[0-9A-Fa-f]*\),.*/\1/p')
 	v=$(printf '%s\n' "$line" | sed -n 's/.*virtual offset \(0x[0-9A-Fa-f]*\) from.*/\1/p')
 	l=$(printf '%s\n' "$line" | sed -n 's/.*virtual offset 0x[0-9A-Fa-f]* from \(0x[0-9A-Fa-f]*\),.*/\1/p')
-	[ -n "$p" ] && [ -n "$v" ] && [ -n "$l" ] || fail "boot $LINUX_BOOTS: cannot read: $line"
+	{ [ -n "$p" ] && [ -n "$v" ] && [ -n "$l" ]; } || fail "boot $LINUX_BOOTS: cannot read: $line"
 
 	# virtual: the kernel's own "Kernel Offset"
 	line=$(grep -a 'Kernel Offset: 0x' "$log_c" | tail -n 1)
@@ -66,7 +67,7 @@ linux_boot() {
 	kl=$(printf '%s\n' "$line" | sed -n 's/.*Kernel Offset: 0x[0-9a-f]* from \(0x[0-9a-f]*\).*/\1/p')
 	[ -n "$kv" ] || fail "boot $LINUX_BOOTS: no 'Kernel Offset: 0x…' (KASLR flag not seen?): $line"
 	[ $((kv)) -eq $((v)) ] || fail "boot $LINUX_BOOTS: kernel says offset $kv, loader chose $v"
-	[ $((kl)) -eq $((l)) ] && [ $((kl)) -eq $((TEXT_LINK)) ] ||
+	{ [ $((kl)) -eq $((l)) ] && [ $((kl)) -eq $((TEXT_LINK)) ]; } ||
 		fail "boot $LINUX_BOOTS: link base: kernel $kl, loader $l, ELF $TEXT_LINK"
 
 	# physical: setup_arch reserves .brk by itself at its physical address
@@ -92,7 +93,12 @@ linux_boot() {
 		diff <(echo "$ours") <(echo "$theirs") | head -n 20
 		fail "boot $LINUX_BOOTS: kernel's BIOS-e820 table differs from the loader's (diff above: < loader, > kernel)"
 	}
-	LX_PHYS=$p LX_VOFF=$v
-	LX_RNG=$(grep -a 'kaslr-loader: entropy sources:' "$log_c" | tail -n 1 | sed 's/.*sources://')
-	LX_E820=$(echo "$ours" | wc -l)
+	# the results, read by the case that sourced this file (SC2034: the
+	# linter checks this file on its own, without the case)
+	# shellcheck disable=SC2034
+	{
+		LX_PHYS=$p LX_VOFF=$v
+		LX_RNG=$(grep -a 'kaslr-loader: entropy sources:' "$log_c" | tail -n 1 | sed 's/.*sources://')
+		LX_E820=$(echo "$ours" | wc -l)
+	}
 }

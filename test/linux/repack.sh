@@ -37,7 +37,7 @@ pm=$(((sects + 1) * 512))
 poff=$(u $((0x248)) 4)
 plen=$(u $((0x24c)) 4)
 [ "$plen" -gt 4 ] || die "$in: payload_length $plen"
-[ $((pm + poff)) -le "$fsize" ] && [ "$plen" -le $((fsize - pm - poff)) ] ||
+{ [ $((pm + poff)) -le "$fsize" ] && [ "$plen" -le $((fsize - pm - poff)) ]; } ||
 	die "$in: payload [$((pm + poff)), +$plen) outside the $fsize-byte file"
 start=$((pm + poff))
 magic=$(od -An -t x1 -j "$start" -N 6 "$in" | tr -d ' \n')
@@ -60,7 +60,7 @@ sec() {
 		sed -n "s/^ *\[ *[0-9]*\] \\$1  *[A-Z]*  *\([0-9a-f]*\) .*/\1/p"
 }
 text=$(sec .text) brk=$(sec .brk)
-[ -n "$text" ] && [ -n "$brk" ] || die "no .text/.brk section headers in vmlinux.bin"
+{ [ -n "$text" ] && [ -n "$brk" ]; } || die "no .text/.brk section headers in vmlinux.bin"
 printf 'text_link=0x%s\nbrk_link=0x%s\n' "$text" "$brk" >"$out.facts" || die "cannot write $out.facts"
 gzip -n -6 <"$tmp/vmlinux.bin" >"$tmp/out.gz" || die "gzip failed"
 mv "$tmp/out.gz" "$out" || die "cannot write $out"

@@ -11,7 +11,7 @@
 # Exit status: QEMU's (33 = payload PASS, 35 = payload FAIL via isa-debug-exit),
 # 124 on timeout, 0 when --until matched.
 set -u
-show=0 log= mem=512M cpu=max rng=0 timeout=90 until= extra=()
+show=0 log='' mem=512M cpu=max rng=0 timeout=90 until='' extra=()
 while [ $# -gt 1 ]; do
 	case $1 in
 	--show) show=1 ;;
@@ -44,7 +44,7 @@ qemu=(qemu-system-x86_64 -machine q35 -m "$mem" -cpu "$cpu" -smp 1
 	-drive "if=pflash,format=raw,unit=1,file=$tmp/vars.fd"
 	-drive "format=raw,file=$img,if=ide,index=0"
 	-nic none -display none -no-reboot -monitor none
-	-device isa-debug-exit,iobase=0xf4,iosize=0x04
+	-device "isa-debug-exit,iobase=0xf4,iosize=0x04"
 	"${extra[@]}")
 
 if [ "$show" = 1 ] && [ -z "$until" ]; then

@@ -7,5 +7,7 @@ set -u
 NAME=$1
 . test/qemu/lib.sh
 [ -f "test/qemu/cases/$NAME.sh" ] || { echo "FAIL $NAME: no such case"; exit 1; }
+# each case file is checked on its own (test/lint.sh)
+# shellcheck source=/dev/null
 . "test/qemu/cases/$NAME.sh"
 fail "case ended without a verdict"

@@ -1,5 +1,6 @@
 # lib.sh - helpers for boot-test cases (sourced by test/qemu/case.sh).
 # Every case prints "ok NAME" or "FAIL NAME: reason" as its last line.
+# shellcheck shell=bash
 
 B=${BUILD:-build}
 LOADER=$B/BOOTX64.EFI

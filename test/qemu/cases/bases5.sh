@@ -1,11 +1,11 @@
 # bases5 - five boots of the PIE payload: at least four distinct physical bases
 esp=$(mkesp "$NAME" "$P/kernel-pie.elf")
-seen=
-for i in 1 2 3 4 5; do
+seen=()
+for _ in 1 2 3 4 5; do
 	boot_payload "$esp" --cpu max
 	expect_pass
-	seen="$seen $(kv "$LINE" phys)"
+	seen+=("$(kv "$LINE" phys)")
 done
-n=$(echo $seen | tr ' ' '\n' | sort -u | wc -l)
-[ "$n" -ge 4 ] || fail "only $n distinct bases in 5 boots:$seen"
-ok "$n distinct:$seen"
+n=$(printf '%s\n' "${seen[@]}" | sort -u | wc -l)
+[ "$n" -ge 4 ] || fail "only $n distinct bases in 5 boots: ${seen[*]}"
+ok "$n distinct: ${seen[*]}"

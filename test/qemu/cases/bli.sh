@@ -20,7 +20,7 @@ case $(bli LoaderFirmwareType) in "UEFI "[0-9]*.[0-9][0-9]) ;; *) fail "LoaderFi
 case $(bli LoaderFirmwareInfo) in "EDK II "[0-9]*.[0-9][0-9]) ;; *) fail "LoaderFirmwareInfo='$(bli LoaderFirmwareInfo)'" ;; esac
 ti=$(bli LoaderTimeInitUSec) te=$(bli LoaderTimeExecUSec)
 case "$ti$te" in *[!0-9]* | "") fail "times not decimal: init='$ti' exec='$te'" ;; esac
-[ "$ti" -gt 0 ] && [ "$te" -gt "$ti" ] || fail "times: init=$ti exec=$te"
+{ [ "$ti" -gt 0 ] && [ "$te" -gt "$ti" ]; } || fail "times: init=$ti exec=$te"
 [ "$(kv "$LINE" bli)" = 7 ] || fail "bli=$(kv "$LINE" bli), want 7"
 # quiet by default: the loader said nothing about the interface
 clean_log "$LOG" | grep -q 'boot loader interface' && fail "quiet boot printed the BLI line"

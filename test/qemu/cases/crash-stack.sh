@@ -15,10 +15,12 @@ rep=$(clean_log "$LOG" | grep -a 'early exception' | tail -n 1)
 case $rep in *"vector=14 "*) ;; *) fail "report does not name #PF (vector 14): $rep" ;; esac
 # RSP was in the guard page too: the fault was delivered on another stack
 rsp=$(printf '%s\n' "$rep" | sed -n 's/.* rsp=\(0x[0-9a-f]*\).*/\1/p')
-[ $((rsp)) -ge $((guard)) ] && [ $((rsp)) -lt $((guard + 4096 + 64)) ] ||
+if [ $((rsp)) -lt $((guard)) ] || [ $((rsp)) -ge $((guard + 4096 + 64)) ]; then
 	fail "rsp=$rsp at the fault: the stack did not reach the guard page at $guard"
+fi
 cr2=$(printf '%s\n' "$rep" | sed -n 's/.* cr2=\(0x[0-9a-f]*\).*/\1/p')
 [ -n "$cr2" ] || fail "no cr2 in: $rep"
-[ $((cr2)) -ge $((guard)) ] && [ $((cr2)) -lt $((guard + 4096)) ] ||
+if [ $((cr2)) -lt $((guard)) ] || [ $((cr2)) -ge $((guard + 4096)) ]; then
 	fail "cr2=$cr2 is not in the guard page at $guard"
+fi
 ok "vector=14 cr2=$cr2 in the guard page"

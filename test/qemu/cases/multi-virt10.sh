@@ -2,17 +2,17 @@
 # distinct (>= 8 of 10), the virtual-minus-physical delta not constant, and
 # about 1020 virtual positions for this small kernel
 esp=$(mkesp "$NAME" "$P/kernel-high.elf")
-virts= deltas=
-for i in 1 2 3 4 5 6 7 8 9 10; do
+virts=() deltas=()
+for _ in 1 2 3 4 5 6 7 8 9 10; do
 	boot_payload "$esp" --cpu max
 	expect_pass
 	v=$(kv "$LINE" virt) p=$(kv "$LINE" phys)
 	[ "$(kv "$LINE" vslots)" -ge 1000 ] || fail "vslots=$(kv "$LINE" vslots), want ~1020"
-	virts="$virts $v"
-	deltas="$deltas $(printf '%x' $((v - p)))"
+	virts+=("$v")
+	deltas+=("$(printf '%x' $((v - p)))")
 done
-nv=$(echo $virts | tr ' ' '\n' | sort -u | wc -l)
-nd=$(echo $deltas | tr ' ' '\n' | sort -u | wc -l)
-[ "$nv" -ge 8 ] || fail "only $nv distinct virtual bases:$virts"
-[ "$nd" -ge 2 ] || fail "virtual-physical delta constant:$deltas"
+nv=$(printf '%s\n' "${virts[@]}" | sort -u | wc -l)
+nd=$(printf '%s\n' "${deltas[@]}" | sort -u | wc -l)
+[ "$nv" -ge 8 ] || fail "only $nv distinct virtual bases: ${virts[*]}"
+[ "$nd" -ge 2 ] || fail "virtual-physical delta constant: ${deltas[*]}"
 ok "$nv distinct virtual bases, $nd distinct deltas, vslots=$(kv "$LINE" vslots)"

@@ -16,7 +16,7 @@ names=$(grep -v '^#' test/corpus/NEGATIVE_BOOTS)
 		i=$((i + 1))
 		[ "$n" = missing.elf ] || mcopy -i "$img" "$cases/$n" "::/bad/k$i"
 		echo "echo \"run $i: $n\""
-		echo "fs0:\\EFI\\kaslr\\loader.efi kernel=\\bad\\k$i verbose"
+		printf '%s\n' "fs0:\\EFI\\kaslr\\loader.efi kernel=\\bad\\k$i verbose"
 		echo "echo \"run $i returned %lasterror%\""
 	done
 	echo 'echo "all runs done"'

@@ -16,7 +16,7 @@ mcopy -i "$img" "$nsh" ::/startup.nsh
 boot_payload "$img" --cpu max --timeout 90
 expect_pass
 st=$(clean_log "$LOG" | sed -n 's/^unknown-key returned //p')
-[ -n "$st" ] && [ "$st" != 0x0 ] || fail "unknown key: status '$st', want an EFI error"
+{ [ -n "$st" ] && [ "$st" != 0x0 ]; } || fail "unknown key: status '$st', want an EFI error"
 clean_log "$LOG" | grep -q "error: load options: 'kaslr.bogus'" || fail "the error line does not name kaslr.bogus"
 got=$(kv "$LINE" cmdline)
 [ "$got" = 'console=ttyS0 from-options x=1 "quoted words"' ] || fail "cmdline='$got'"

@@ -13,6 +13,6 @@ for v in pie high; do
 	boot_payload "$esp" --cpu max --timeout 120
 	expect_pass
 	n=$(kv "$LINE" scanned)
-	[ -n "$n" ] && [ "$n" -gt 10000 ] || fail "$v: only ${n:-0} windows scanned"
+	[ "${n:-0}" -gt 10000 ] || fail "$v: only ${n:-0} windows scanned"
 done
 ok "scanned=$n windows, no pool output found"

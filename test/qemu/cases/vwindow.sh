@@ -9,7 +9,7 @@ objcopy --add-section .note.kaslr="$note" "$P/kernel-high.elf" "$k" || fail "obj
 readelf -SW "$k" | grep -q 'note.kaslr *NOTE' || fail "objcopy did not make an SHT_NOTE section"
 esp=$(mkesp "$NAME" "$k")
 seen=
-for i in 1 2 3; do
+for _ in 1 2 3; do
 	boot_payload "$esp" --cpu max
 	expect_pass
 	v=$(kv "$LINE" virt)

@@ -1,0 +1,47 @@
+#!/bin/bash
+# lint.sh - shellcheck over every shell script of the repository: each *.sh
+# (the sourced ones included) and each other file whose first line is a sh,
+# bash, dash or ksh shebang, found anew on every run, so a new script is
+# checked without being listed anywhere.  Sourced files are followed (-x).
+# One "ok FILE" / "FAIL FILE" line (then shellcheck's findings) per script;
+# the last line is "lint: N passed, N failed".
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+if ! command -v shellcheck >/dev/null; then
+	echo "lint: shellcheck missing (Debian package shellcheck: make deps)"
+	echo "lint: 0 passed, 1 failed"
+	exit 1
+fi
+
+# every file of the tree: git's list (tracked, and untracked but not
+# ignored) in a checkout, else all files outside .git and build directories
+files() {
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git ls-files --cached --others --exclude-standard
+	else
+		find . -path ./.git -prune -o -path './build*' -prune -o -type f -print |
+			sed 's|^\./||'
+	fi
+}
+
+is_script() {
+	case $1 in *.sh) return 0 ;; esac
+	head -n 1 "$1" 2>/dev/null | grep -Eq '^#! *[^ ]*/(env +)?(ba|da|k)?sh( |$)'
+}
+
+passed=0 failed=0
+while IFS= read -r f; do
+	[ -f "$f" ] || continue
+	is_script "$f" || continue
+	if findings=$(shellcheck -x "$f" 2>&1); then
+		echo "ok $f"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $f"
+		printf '%s\n' "$findings" | sed 's/^/    /'
+		failed=$((failed + 1))
+	fi
+done < <(files | sort -u)
+echo "lint: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
