@@ -65,7 +65,8 @@ static EFI_STATUS linux_load(struct loader *L)
 
 	err = elf_parse(L->image_buf, L->image_size, NULL, &L->elf);
 	if (err != LDR_OK)
-		return log_ldr(log_status_of(err), err, L"the Linux kernel is not loadable");
+		return log_ldr(log_status_of(err), err, L"%s is not a loadable Linux kernel",
+			       L->kernel_path);
 	SetMem(k, sizeof(*k), 0);
 	/* through _end (text to BSS and .brk), 2 MiB-rounded: Linux maps
 	 * itself with 2 MiB pages */
@@ -73,7 +74,7 @@ static EFI_STATUS linux_load(struct loader *L)
 	k->align = LINUX_ALIGN;
 	err = linux_virt_window(&L->elf, k->size, &lo, &hi);
 	if (err != LDR_OK)
-		return log_ldr(EFI_LOAD_ERROR, err, L"Linux virtual window");
+		return log_ldr(EFI_LOAD_ERROR, err, L"%s: Linux's virtual window", L->kernel_path);
 	k->vwin_lo = lo;
 	k->vwin_hi = hi;
 	/* it starts at its physical startup_64, identity-mapped; its init

@@ -70,6 +70,7 @@ struct loader {
 	const struct boot_proto *proto;
 
 	/* the kernel file, then (if compressed) the decompressed image */
+	CHAR16 kernel_path[OPT_PATH_MAX]; /* on the loader's volume, for messages */
 	void *file;
 	UINT64 file_size;
 	void *image_buf;     /* == file when not compressed */

@@ -49,7 +49,8 @@ static EFI_STATUS load_config(struct loader *L)
 	ldr_wipe(buf, size);
 	file_free(buf, size);
 	if (err != LDR_OK)
-		return log_ldr(log_status_of(err), err, L"%s: key '%a'", path, L->opt.bad);
+		return log_ldr(log_status_of(err), err, L"%s line %d: '%a'", path,
+			       (int)L->opt.bad_line, L->opt.bad);
 	return EFI_SUCCESS;
 }
 
@@ -236,7 +237,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
 	static struct loader loader;
 	struct loader *L = &loader;
-	CHAR16 path[OPT_PATH_MAX];
+	CHAR16 *path = L->kernel_path;
 	EFI_STATUS st;
 
 	bli_init_time(); /* first: LoaderTimeInitUSec is "when the loader started" */

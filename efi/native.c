@@ -45,13 +45,15 @@ static EFI_STATUS native_load(struct loader *L)
 	lim.allow_wx_linux = 0; /* W+X is Linux's exception, never ours */
 	err = elf_parse(L->image_buf, L->image_size, &lim, &L->elf);
 	if (err != LDR_OK)
-		return log_ldr(log_status_of(err), err, L"the kernel is not a loadable ELF kernel");
+		return log_ldr(log_status_of(err), err, L"%s is not a loadable kernel", L->kernel_path);
 	if (L->elf.reloc_kind == ELF_RELOC_NONE)
 		return log_fail(EFI_UNSUPPORTED,
-				L"the kernel carries no relocations, so it cannot be moved: link it with -pie or --emit-relocs");
+				L"%s carries no relocations, so it cannot be moved: link it with -pie or --emit-relocs",
+				L->kernel_path);
 	if (L->elf.reloc_kind == ELF_RELOC_LINUX)
 		return log_fail(EFI_UNSUPPORTED,
-				L"the kernel has a Linux relocation table but is not a Linux kernel");
+				L"%s has a Linux relocation table but is not a Linux kernel",
+				L->kernel_path);
 
 	SetMem(k, sizeof(*k), 0);
 	k->size = L->elf.load_size;
@@ -66,13 +68,14 @@ static EFI_STATUS native_load(struct loader *L)
 	if (err == LDR_OK) {
 		if (lo < LDR_HIGH_BASE || hi > LDR_HIGH_END)
 			return log_fail(EFI_LOAD_ERROR,
-					L"kernel asks for a virtual window outside [0x%lx, 0x%lx)",
-					LDR_HIGH_BASE, LDR_HIGH_END);
+					L"%s asks for a virtual window outside [0x%lx, 0x%lx)",
+					L->kernel_path, LDR_HIGH_BASE, LDR_HIGH_END);
 		k->vwin_lo = lo;
 		k->vwin_hi = hi;
 		log_info(L"kernel narrows the virtual window to [0x%lx, 0x%lx)", lo, hi);
 	} else if (err == LDR_E_OPT_VALUE) {
-		return log_fail(EFI_LOAD_ERROR, L"kernel's KASLR window note is malformed");
+		return log_fail(EFI_LOAD_ERROR, L"%s: its KASLR window note is malformed",
+				L->kernel_path);
 	}
 	return EFI_SUCCESS;
 }
