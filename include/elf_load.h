@@ -38,7 +38,7 @@ enum elf_reloc_kind {
 	ELF_RELOC_NONE = 0,     /* ET_EXEC without relocations: fixed address */
 	ELF_RELOC_DYNAMIC,      /* ET_DYN: DT_RELA, DT_JMPREL, DT_RELR */
 	ELF_RELOC_SECTIONS,     /* ET_EXEC linked with --emit-relocs */
-	ELF_RELOC_LINUX,        /* ET_EXEC followed by Linux's relocs table */
+	ELF_RELOC_LINUX,        /* Linux vmlinux: ET_EXEC + Linux's table */
 };
 
 struct elf_limits {
@@ -47,8 +47,9 @@ struct elf_limits {
 	enum elf_layout layout;
 	/*
 	 * Linux 6.1's vmlinux.lds.S gives its "init" PT_LOAD FLAGS(7), i.e.
-	 * RWX.  When set, a W+X segment is tolerated in an image that carries
-	 * a Linux relocation table; W+X is refused everywhere else.
+	 * RWX.  When set, a W+X segment is tolerated in a Linux vmlinux
+	 * (reloc_kind ELF_RELOC_LINUX, see elf_parse()); W+X is refused
+	 * everywhere else.
 	 */
 	int allow_wx_linux;
 };
@@ -105,6 +106,15 @@ struct elf_limits elf_default_limits(void);
 /*
  * Validate size bytes at file (never trusted) and describe the image.
  * lim may be NULL for the defaults.  The image keeps pointers into file.
+ *
+ * Relocation source: ET_DYN uses PT_DYNAMIC (bytes after it are ignored).
+ * ET_EXEC uses its --emit-relocs sections when it has any (bytes after the
+ * image are then ignored); otherwise the bytes after the last thing the
+ * ELF describes decide: none, or all zero (padding): ELF_RELOC_NONE;
+ * Linux's table with at least one entry behind an image that obeys
+ * linux_link_ok() (linux_boot.h): ELF_RELOC_LINUX, laid out by physical
+ * address, W+X tolerated if lim allows; anything else: LDR_E_LINUX_RELOCS.
+ *
  * Out: *ret_img on success.
  * Errors: LDR_E_EMPTY_FILE, LDR_E_BAD_MAGIC, LDR_E_TRUNCATED, LDR_E_BAD_CLASS,
  * LDR_E_BAD_DATA, LDR_E_BAD_VERSION, LDR_E_BAD_MACHINE, LDR_E_BAD_TYPE,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "elf_load.h"
+#include "linux_boot.h"
 #include "linux_reloc.h"
 
 #ifndef DT_RELRSZ
@@ -495,10 +496,62 @@ static enum ldr_err elf_check_rela_sections(struct elf_image *img)
 	return LDR_OK;
 }
 
+/* Are all n bytes at p zero?  (A loop: libefi has no memcmp.) */
+static int elf_all_zero(const uint8_t *p, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * Where an ET_EXEC's relocations come from, decided from the ELF itself:
+ *
+ *   1. --emit-relocs sections that relocate allocated sections: they are
+ *      used, and bytes after the image do not matter (they cannot leave
+ *      the kernel unrelocated).
+ *   2. Otherwise the bytes after elf_end, the end of the last thing the
+ *      ELF header, program headers, segments, section headers or sections
+ *      describe.  All zero: padding (e.g. to a sector multiple), nothing
+ *      to apply - "no relocations".  Anything else must be Linux's
+ *      appended table (vmlinux.bin is a stripped ELF with the table
+ *      concatenated by the kernel's build) with at least one entry; the
+ *      image must also obey Linux's link invariant, which elf_parse()
+ *      checks once the image is laid out by physical address.  Bytes that
+ *      are neither refuse the file: ignoring them could mean running an
+ *      unrelocated kernel, and taking them for a table would tolerate W+X.
+ *   3. No tail: ELF_RELOC_NONE, a kernel that can only run where linked.
+ */
+static enum ldr_err elf_exec_relocs(struct elf_image *img)
+{
+	const struct elf_linux_relocs *lr = &img->linux_relocs;
+	enum ldr_err err;
+
+	err = elf_check_rela_sections(img);
+	if (err != LDR_OK)
+		return err;
+	if (img->n_rela_sections) {
+		img->reloc_kind = ELF_RELOC_SECTIONS;
+		return LDR_OK;
+	}
+	if (elf_all_zero(img->file + img->elf_end, img->file_size - img->elf_end))
+		return LDR_OK;
+	err = linux_relocs_find(img->file, img->file_size, img->elf_end, &img->linux_relocs);
+	if (err != LDR_OK)
+		return err;
+	/* (a tail without entries is all zero, caught above: kept for clarity) */
+	if (lr->n64 + lr->ninv32 + lr->n32 == 0)
+		return LDR_E_LINUX_RELOCS;
+	img->reloc_kind = ELF_RELOC_LINUX;
+	return LDR_OK;
+}
+
 /*
  * Validate file[0, size) and describe it in *ret_img (on success only).
- * Order: header, program headers, section headers, Linux tail, W+X, layout,
- * entry, dynamic section, --emit-relocs sections.  Errors: see elf_load.h.
+ * Order: header, program headers, section headers, relocation source
+ * (ET_EXEC: sections, else the bytes after the image), W+X, layout,
+ * Linux's link invariant, entry, dynamic section.  Errors: see elf_load.h.
  */
 enum ldr_err elf_parse(const void *file, uint64_t size,
 		       const struct elf_limits *lim, struct elf_image *ret_img)
@@ -544,23 +597,19 @@ enum ldr_err elf_parse(const void *file, uint64_t size,
 	err = elf_read_shdrs(&eh, &img);
 	if (err != LDR_OK)
 		return err;
-
-	/*
-	 * How a Linux relocation table is recognised: the image is ET_EXEC
-	 * and the file continues past elf_end, the end of the last byte that
-	 * the ELF header, program headers, segments, section headers or
-	 * sections describe (vmlinux.bin is a stripped ELF with the table
-	 * concatenated by the kernel's build).  Such a tail must parse as a
-	 * table, else the file is refused: silently ignoring it could mean
-	 * running an unrelocated kernel.  Trailing bytes after an ET_DYN are
-	 * ignored (its own relocations are in PT_DYNAMIC).
-	 */
-	if (img.type == ET_EXEC && img.elf_end < size) {
-		err = linux_relocs_find(f, size, img.elf_end, &img.linux_relocs);
+	/* An ET_EXEC's own dynamic tables, if any, are never applied; bytes
+	 * after an ET_DYN are ignored (its relocations are in PT_DYNAMIC). */
+	if (img.type == ET_EXEC) {
+		err = elf_exec_relocs(&img);
 		if (err != LDR_OK)
 			return err;
-		img.reloc_kind = ELF_RELOC_LINUX;
 	}
+
+	/*
+	 * W+X only for Linux (its init segment), and only when allowed.  A
+	 * table that turns out not to be Linux's is refused just below, so a
+	 * W+X image that is not Linux never gets through.
+	 */
 	if (wx && !(img.reloc_kind == ELF_RELOC_LINUX && lim->allow_wx_linux))
 		return LDR_E_WX_SEGMENT;
 	img.has_wx = wx;
@@ -572,6 +621,10 @@ enum ldr_err elf_parse(const void *file, uint64_t size,
 	err = elf_place(&img, lim);
 	if (err != LDR_OK)
 		return err;
+	/* A Linux table behind an image that is not Linux-shaped is not one. */
+	if (img.reloc_kind == ELF_RELOC_LINUX &&
+	    (img.layout != ELF_LAYOUT_PADDR || !linux_link_ok(img.link_vbase, img.pbase)))
+		return LDR_E_LINUX_RELOCS;
 	err = elf_check_entry(&img);
 	if (err != LDR_OK)
 		return err;
@@ -586,13 +639,6 @@ enum ldr_err elf_parse(const void *file, uint64_t size,
 		if (!img.has_dynamic)
 			return LDR_E_NOT_RELOCATABLE;
 		img.reloc_kind = ELF_RELOC_DYNAMIC;
-	} else if (img.reloc_kind != ELF_RELOC_LINUX) {
-		/* An ET_EXEC's own dynamic tables, if any, are never applied. */
-		err = elf_check_rela_sections(&img);
-		if (err != LDR_OK)
-			return err;
-		if (img.n_rela_sections)
-			img.reloc_kind = ELF_RELOC_SECTIONS;
 	}
 	*ret_img = img;
 	return LDR_OK;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "elf_load.h"
+#include "linux_boot.h"
 #include "reloc.h"
 
 #define FUZZ_MAX_LOAD (64 * MIB)
@@ -113,6 +114,14 @@ static void check_image(const struct elf_image *img, const struct elf_limits *li
 		abort();
 	if (img->reloc_kind == ELF_RELOC_LINUX &&
 	    !ldr_in_bounds(img->linux_relocs.off, img->linux_relocs.len, size))
+		abort();
+	/* a Linux table has entries and sits behind a Linux-shaped image */
+	if (img->reloc_kind == ELF_RELOC_LINUX &&
+	    (img->linux_relocs.n64 + img->linux_relocs.ninv32 + img->linux_relocs.n32 == 0 ||
+	     !linux_detect(img)))
+		abort();
+	/* an ET_EXEC with --emit-relocs sections is moved by them */
+	if (img->type == ET_EXEC && img->n_rela_sections && img->reloc_kind != ELF_RELOC_SECTIONS)
 		abort();
 }
 
