@@ -123,6 +123,12 @@ static EFI_STATUS place_physical(struct loader *L)
 		sp.align = L->elf.max_align;
 	sp.min_addr = L->opt.min_addr;
 	sp.max_addr = L->opt.max_addr;
+	/* identity-run kernel with 32-bit absolute relocations (elf_load.h) */
+	if (L->elf.link_vbase < LDR_HIGH_BASE && L->elf.max_vend &&
+	    (sp.max_addr == 0 || L->elf.max_vend < sp.max_addr)) {
+		sp.max_addr = L->elf.max_vend;
+		log_info(L"32-bit relocations: the kernel must end by 0x%lx", sp.max_addr);
+	}
 	sp.avoid = avoid;
 	sp.navoid = navoid;
 	if (log_verbose) {

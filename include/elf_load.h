@@ -98,6 +98,23 @@ struct elf_image {
 	unsigned n_rela_sections;  /* SHT_RELA sections that will be applied */
 	uint64_t elf_end;          /* end of the last thing the headers describe */
 	struct elf_linux_relocs linux_relocs;
+	/*
+	 * The highest virtual address the loaded image may END at
+	 * (new_vbase + load_size <= max_vend), 0 = no limit.  Absolute 32-bit
+	 * fields must keep fitting after relocation: with R_X86_64_32S ones
+	 * (sign-extended) the image ends by 2 GiB, with R_X86_64_32 ones
+	 * (zero-extended) by 4 GiB, lower still by however far a field points
+	 * at or past the image end (e.g. `cmp $_end`).  Only fields that are
+	 * adjusted count (their symbol moves).  0 with 64-bit or PC-relative
+	 * relocations only, without relocations, for PIEs and for Linux.
+	 * 0 also for a kernel linked in the top 2 GiB: its 32S fields hold
+	 * sign-extended top-2-GiB addresses, which its physical placement
+	 * does not change (its virtual window keeps them in range).  So the
+	 * limit matters to kernels that run identity-mapped (virtual =
+	 * physical): their physical slot must end by max_vend.  It does not
+	 * bound how far an image may move down (reloc_apply() checks that).
+	 */
+	uint64_t max_vend;
 };
 
 /* Defaults: 1 GiB image, 64 program headers, AUTO layout, Linux W+X allowed. */

@@ -3,7 +3,7 @@
 # ELF type, three PT_LOADs and none W+X, link-base symbols equal to the
 # lowest p_vaddr/p_paddr, the crash-site symbol, and the relocations the
 # loader must apply (pie: only R_X86_64_RELATIVE, no TEXTREL/NEEDED/INTERP;
-# exec/high: --emit-relocs RELA sections with the expected types).
+# exec/high/small: --emit-relocs RELA sections with the expected types).
 # Prints one summary line; exits non-zero with a reason on the first failure.
 set -eu
 variant=$1
@@ -65,6 +65,13 @@ exec)
 high)
 	[ "$etype" = EXEC ] || die "type $etype, want EXEC"
 	allowed="R_X86_64_64 R_X86_64_32S R_X86_64_PC32 R_X86_64_PLT32" ;;
+small)
+	[ "$etype" = EXEC ] || die "type $etype, want EXEC"
+	# the point of this variant: absolute 32-bit fields of both kinds
+	for t in R_X86_64_32 R_X86_64_32S; do
+		echo "$relocs" | grep -q " $t\$" || die "no $t relocation (built with -mcmodel=small?)"
+	done
+	allowed="R_X86_64_64 R_X86_64_32 R_X86_64_32S R_X86_64_PC32 R_X86_64_PLT32" ;;
 *)
 	die "unknown variant $variant" ;;
 esac

@@ -3,7 +3,7 @@
  * the loader promised in include/kaslr_boot.h: placement, relocations,
  * memory map, page permissions, the read-only IDT alias, entropy facts.
  * Prints one line on COM1 and leaves QEMU through isa-debug-exit.
- * Built three times: PAYLOAD_VARIANT_PIE, _EXEC or _HIGH, with
+ * Built once per variant: PAYLOAD_VARIANT_PIE, _EXEC, _HIGH or _SMALL, with
  * PAYLOAD_LINK_BASE (lowest p_vaddr) and PAYLOAD_LINK_PHYS (lowest p_paddr).
  */
 #include <stddef.h>
@@ -20,8 +20,10 @@
 #define PL_VARIANT "exec"
 #elif defined(PAYLOAD_VARIANT_HIGH)
 #define PL_VARIANT "high"
+#elif defined(PAYLOAD_VARIANT_SMALL)
+#define PL_VARIANT "small"
 #else
-#error "define PAYLOAD_VARIANT_PIE, PAYLOAD_VARIANT_EXEC or PAYLOAD_VARIANT_HIGH"
+#error "define PAYLOAD_VARIANT_PIE, _EXEC, _HIGH or _SMALL"
 #endif
 
 #define PL_MIB           (1024ULL * 1024)
@@ -41,6 +43,7 @@
 #define PL_RFLAGS_IF     (1ULL << 9)
 #define PL_CRASH_WORD    "payload.crash=ud2"
 #define PL_BSS_PROBE     (3 * CPU_PAGE)
+#define PL_2G            0x80000000ULL
 
 #define PL_VREAD(x) (*(const volatile __typeof__(x) *)&(x))
 
@@ -339,6 +342,30 @@ static void pl_check_relocs(void)
 	}
 }
 
+#if defined(PAYLOAD_VARIANT_SMALL)
+/* Absolute 32-bit fields, as -mcmodel=small code has them: `movl $sym`
+ * (R_X86_64_32, zero-extended) and `movq $sym` (R_X86_64_32S,
+ * sign-extended), one of them one past the image's last byte like a
+ * `cmp $_end`.  Each must hold the run-time address, so the image must lie
+ * where they can: ending by 2 GiB. */
+static void pl_check_abs32(const struct kaslr_boot_info *info)
+{
+	uint64_t z, s, end;
+
+	__asm__("movl $pl_data0, %k0" : "=r"(z));
+	__asm__("movq $pl_arr_ro, %0" : "=r"(s));
+	__asm__("movq $payload_image_end, %0" : "=r"(end));
+	if (z != PL_LEA(pl_data0))
+		FAIL2("abs32", "got", z, "want", PL_LEA(pl_data0));
+	if (s != PL_LEA(pl_arr_ro))
+		FAIL2("abs32s", "got", s, "want", PL_LEA(pl_arr_ro));
+	if (end != PL_LEA(payload_image_end))
+		FAIL2("abs32s_end", "got", end, "want", PL_LEA(payload_image_end));
+	if (info->virt_base + info->image_size > PL_2G)
+		FAIL2("small_above_2g", "virt", info->virt_base, "size", info->image_size);
+}
+#endif
+
 /* Index of the map entry holding all of [addr, addr + len), or -1. */
 static int64_t pl_mmap_find(const struct kb_mem_entry *m, uint32_t n,
 			    uint64_t addr, uint64_t len)
@@ -571,6 +598,9 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	pl_check_entry_state(info, entry_rsp);
 	pl_check_placement(info);
 	pl_check_relocs();
+#if defined(PAYLOAD_VARIANT_SMALL)
+	pl_check_abs32(info);
+#endif
 	const char *kmem = pl_check_mmap(info);
 	pl_check_perms(info);
 	int idt_ro = pl_check_idt(info);

@@ -10,6 +10,7 @@
 #include "elf_load.h"
 #include "linux_boot.h"
 #include "linux_reloc.h"
+#include "reloc.h"
 
 #ifndef DT_RELRSZ
 #define DT_RELRSZ 35
@@ -551,7 +552,8 @@ static enum ldr_err elf_exec_relocs(struct elf_image *img)
  * Validate file[0, size) and describe it in *ret_img (on success only).
  * Order: header, program headers, section headers, relocation source
  * (ET_EXEC: sections, else the bytes after the image), W+X, layout,
- * Linux's link invariant, entry, dynamic section.  Errors: see elf_load.h.
+ * Linux's link invariant, entry, dynamic section, end limit (max_vend).
+ * Errors: see elf_load.h.
  */
 enum ldr_err elf_parse(const void *file, uint64_t size,
 		       const struct elf_limits *lim, struct elf_image *ret_img)
@@ -640,6 +642,7 @@ enum ldr_err elf_parse(const void *file, uint64_t size,
 			return LDR_E_NOT_RELOCATABLE;
 		img.reloc_kind = ELF_RELOC_DYNAMIC;
 	}
+	img.max_vend = reloc_max_vend(&img);
 	*ret_img = img;
 	return LDR_OK;
 }

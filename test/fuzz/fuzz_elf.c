@@ -8,7 +8,7 @@
  * harness, so the fuzzer can vary them without breaking the ELF:
  *   [15] bits 0-1 layout (AUTO, VADDR, PADDR, AUTO), bit 2 refuse Linux W+X,
  *        bit 3 a 1 MiB image limit, bit 4 a limit of 4 program headers
- *   [14] which new base: see fuzz_base()
+ *   [14] which new base (low 4 bits): see fuzz_base()
  *   [9..13] a 2 MiB slot number for the "any slot" bases
  */
 #include <elf.h>
@@ -66,7 +66,7 @@ static uint64_t fuzz_base(const uint8_t *d, size_t n, const struct elf_image *im
 		return 0x40000000;
 	for (int i = 13; i >= 9; i--)
 		slot = slot << 8 | d[i];
-	switch (d[14] & 7) {
+	switch (d[14] & 15) {
 	case 0: return 0x40000000;                      /* what check_corpus uses */
 	case 1: return img->link_vbase;                 /* delta 0 */
 	case 2: return 0xffffffff80000000ULL + slot % 512 * 2 * MIB;  /* kernel space */
@@ -74,6 +74,10 @@ static uint64_t fuzz_base(const uint8_t *d, size_t n, const struct elf_image *im
 	case 4: return 0;
 	case 5: return img->link_vbase + 2 * MIB;
 	case 6: return img->link_vbase - 2 * MIB;
+	case 8:                                         /* the highest slot under max_vend */
+		if (img->max_vend > img->load_size)
+			return ldr_align_down(img->max_vend - img->load_size, 2 * MIB);
+		return 0x40000000;
 	default: return UINT64_MAX - 2 * MIB + 1;
 	}
 }
@@ -119,6 +123,12 @@ static void check_image(const struct elf_image *img, const struct elf_limits *li
 	if (img->reloc_kind == ELF_RELOC_LINUX &&
 	    (img->linux_relocs.n64 + img->linux_relocs.ninv32 + img->linux_relocs.n32 == 0 ||
 	     !linux_detect(img)))
+		abort();
+	/* the end limit: only from --emit-relocs sections of a kernel linked
+	 * below the top 2 GiB, and never above 4 GiB (32-bit fields) */
+	if (img->max_vend && (img->reloc_kind != ELF_RELOC_SECTIONS ||
+			      img->link_vbase >= 0xffffffff80000000ULL ||
+			      img->max_vend > 4 * GIB))
 		abort();
 	/* an ET_EXEC with --emit-relocs sections is moved by them */
 	if (img->type == ET_EXEC && img->n_rela_sections && img->reloc_kind != ELF_RELOC_SECTIONS)
