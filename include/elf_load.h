@@ -58,6 +58,19 @@ struct elf_segment {
 	uint64_t vaddr, paddr, offset, filesz, memsz, align;
 	uint32_t flags;            /* PF_R | PF_W | PF_X */
 	uint64_t load_off;         /* where it starts in the loaded image */
+	unsigned phdr;             /* its index in the program header table */
+};
+
+/*
+ * A page that a writable and an executable segment share (it would have
+ * to be W+X): the first such page, and the two segments by program header
+ * index (as `readelf -l` numbers them) and p_vaddr.  Filled when
+ * LDR_E_WX_PAGE is returned, so that the error line can name them.
+ */
+struct elf_wx_clash {
+	uint64_t off;              /* load offset of the page */
+	unsigned phdr_w, phdr_x;   /* the writable and the executable segment */
+	uint64_t vaddr_w, vaddr_x;
 };
 
 /* File offsets (already bounds-checked against the file) of dynamic tables. */
@@ -89,7 +102,7 @@ struct elf_image {
 	uint64_t max_align;        /* largest PT_LOAD p_align (at least 1) */
 	unsigned nseg;             /* segments, sorted by load_off */
 	struct elf_segment seg[ELF_MAX_SEGMENTS];
-	int has_wx;                /* a W+X segment was tolerated (Linux) */
+	int has_wx;                /* a W+X segment or page was tolerated (Linux) */
 	enum elf_reloc_kind reloc_kind;
 	int has_dynamic;
 	struct elf_dyn_info dyn;
@@ -139,13 +152,24 @@ struct elf_limits elf_default_limits(void);
  * LDR_E_PHDRS_OUTSIDE, LDR_E_BAD_SHENTSIZE, LDR_E_SHDRS_OUTSIDE,
  * LDR_E_NO_LOAD, LDR_E_SEG_OUTSIDE, LDR_E_SEG_FILESZ, LDR_E_SEG_ALIGN,
  * LDR_E_SEG_WRAP, LDR_E_SEG_OVERLAP, LDR_E_IMAGE_TOO_BIG,
- * LDR_E_ENTRY_OUTSIDE, LDR_E_WX_SEGMENT, LDR_E_INTERP, LDR_E_DYN_OUTSIDE,
+ * LDR_E_ENTRY_OUTSIDE, LDR_E_WX_SEGMENT, LDR_E_WX_PAGE (a writable and an
+ * executable segment share a page, see elf_pages.h), LDR_E_INTERP, LDR_E_DYN_OUTSIDE,
  * LDR_E_DYN_BAD, LDR_E_DYN_NEEDED, LDR_E_DYN_TEXTREL, LDR_E_RELA_OUTSIDE,
  * LDR_E_RELA_ENTSIZE, LDR_E_RELR_BAD, LDR_E_RELOC_SYMBOL,
  * LDR_E_NOT_RELOCATABLE (ET_DYN without PT_DYNAMIC), LDR_E_LINUX_RELOCS.
  */
 enum ldr_err elf_parse(const void *file, uint64_t size,
 		       const struct elf_limits *lim, struct elf_image *ret_img);
+
+/*
+ * elf_parse() that also says which segments clash when it returns
+ * LDR_E_WX_PAGE: *wx_clash (a diagnostic, written only with that error;
+ * may be NULL) for an error line such as "segments 0 (vaddr 0x1000000)
+ * and 1 (vaddr 0x1003200) share a page".
+ */
+enum ldr_err elf_parse_diag(const void *file, uint64_t size,
+			    const struct elf_limits *lim, struct elf_image *ret_img,
+			    struct elf_wx_clash *wx_clash);
 
 /*
  * Copy every segment of img to dest + seg.load_off and zero the rest of

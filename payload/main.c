@@ -3,7 +3,7 @@
  * the loader promised in include/kaslr_boot.h: placement, relocations,
  * memory map, page permissions, the read-only IDT alias, entropy facts.
  * Prints one line on COM1 and leaves QEMU through isa-debug-exit.
- * Built once per variant: PAYLOAD_VARIANT_PIE, _EXEC, _HIGH or _SMALL, with
+ * Built once per variant: PAYLOAD_VARIANT_PIE, _EXEC, _HIGH, _SMALL or _SHARED, with
  * PAYLOAD_LINK_BASE (lowest p_vaddr) and PAYLOAD_LINK_PHYS (lowest p_paddr).
  */
 #include <stddef.h>
@@ -22,8 +22,10 @@
 #define PL_VARIANT "high"
 #elif defined(PAYLOAD_VARIANT_SMALL)
 #define PL_VARIANT "small"
+#elif defined(PAYLOAD_VARIANT_SHARED)
+#define PL_VARIANT "shared"
 #else
-#error "define PAYLOAD_VARIANT_PIE, _EXEC, _HIGH or _SMALL"
+#error "define PAYLOAD_VARIANT_PIE, _EXEC, _HIGH, _SMALL or _SHARED"
 #endif
 
 #define PL_MIB           (1024ULL * 1024)
@@ -447,18 +449,40 @@ static void pl_need_perm(const char *what, uint64_t va, int want_w, int want_x)
 		      (uint64_t)!w.nx);
 }
 
-/* W^X: per-segment permissions on the kernel's own pages, every image page
- * mapped to phys_base + offset and none both writable and executable; the
- * identity map of other RAM not executable; a guard page below the stack. */
+/* 1 when va lies in the page the text and rodata segments share (the
+ * shared variant, payload/shared.lds): that page is R+X, the union. */
+static int pl_in_shared_page(uint64_t va)
+{
+#if defined(PAYLOAD_VARIANT_SHARED)
+	return (va >> 12) == ((PL_LEA(payload_text_end) - 1) >> 12);
+#else
+	(void)va;
+	return 0;
+#endif
+}
+
+/* W^X: per-segment permissions on the kernel's own pages (a page shared
+ * by two segments has both's), every image page mapped to phys_base +
+ * offset and none both writable and executable; the identity map of other
+ * RAM not executable; a guard page below the stack. */
 static void pl_check_perms(const struct kaslr_boot_info *info)
 {
 	uint64_t virt = info->virt_base;
 	struct cpu_walk w;
 
+#if defined(PAYLOAD_VARIANT_SHARED)
+	/* the layout this variant exists for: rodata starts in the text's
+	 * last page, which holds the entry point */
+	if (!pl_in_shared_page(PL_LEA(payload_rodata_start)) || !pl_in_shared_page(PL_LEA(_start)))
+		FAIL2("not_shared", "rodata", PL_LEA(payload_rodata_start), "entry",
+		      PL_LEA(_start));
+	pl_need_perm("perm_shared_page", PL_LEA(payload_rodata_start), 0, 1);
+#endif
 	pl_need_perm("perm_text", PL_LEA(pl_fn0), 0, 1);
 	pl_need_perm("perm_entry", PL_LEA(_start), 0, 1);
-	pl_need_perm("perm_rodata", PL_LEA(pl_ro0), 0, 0);
-	pl_need_perm("perm_rodata", PL_LEA(pl_arr_ro), 0, 0);
+	pl_need_perm("perm_rodata", PL_LEA(pl_ro0), 0, pl_in_shared_page(PL_LEA(pl_ro0)));
+	pl_need_perm("perm_rodata", PL_LEA(pl_arr_ro), 0,
+		     pl_in_shared_page(PL_LEA(pl_arr_ro)));
 	pl_need_perm("perm_data", PL_LEA(pl_data0), 1, 0);
 	pl_need_perm("perm_bss", PL_LEA(pl_arr_bss), 1, 0);
 	for (uint64_t off = 0; off < info->image_size; off += CPU_PAGE) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "elf_load.h"
+#include "elf_pages.h"
 #include "linux_boot.h"
 #include "linux_reloc.h"
 #include "reloc.h"
@@ -173,7 +174,7 @@ static enum ldr_err elf_read_phdrs(const uint8_t *f, uint64_t size,
 			.vaddr = ph.p_vaddr, .paddr = ph.p_paddr,
 			.offset = ph.p_offset, .filesz = ph.p_filesz,
 			.memsz = ph.p_memsz, .align = ph.p_align,
-			.flags = ph.p_flags,
+			.flags = ph.p_flags, .phdr = i,
 		};
 	}
 	if (img->nseg == 0)
@@ -551,16 +552,19 @@ static enum ldr_err elf_exec_relocs(struct elf_image *img)
 /*
  * Validate file[0, size) and describe it in *ret_img (on success only).
  * Order: header, program headers, section headers, relocation source
- * (ET_EXEC: sections, else the bytes after the image), W+X, layout,
- * Linux's link invariant, entry, dynamic section, end limit (max_vend).
- * Errors: see elf_load.h.
+ * (ET_EXEC: sections, else the bytes after the image), W+X segments,
+ * layout, Linux's link invariant, entry, W+X pages, dynamic section, end
+ * limit (max_vend).  Errors: see elf_load.h.
  */
-enum ldr_err elf_parse(const void *file, uint64_t size,
-		       const struct elf_limits *lim, struct elf_image *ret_img)
+enum ldr_err elf_parse_diag(const void *file, uint64_t size,
+			    const struct elf_limits *lim, struct elf_image *ret_img,
+			    struct elf_wx_clash *wx_clash)
 {
 	const uint8_t *f = file;
 	struct elf_limits def = elf_default_limits();
 	struct elf_image img;
+	struct elf_page_range pages[ELF_PAGE_RANGES_MAX];
+	unsigned npages = 0;
 	Elf64_Ehdr eh;
 	Elf64_Phdr dyn = { 0 };
 	enum ldr_err err;
@@ -614,7 +618,8 @@ enum ldr_err elf_parse(const void *file, uint64_t size,
 	 */
 	if (wx && !(img.reloc_kind == ELF_RELOC_LINUX && lim->allow_wx_linux))
 		return LDR_E_WX_SEGMENT;
-	img.has_wx = wx;
+	/* for now: may W+X pages exist (elf_page_map() below); then: do they */
+	img.has_wx = img.reloc_kind == ELF_RELOC_LINUX && lim->allow_wx_linux;
 
 	img.layout = lim->layout;
 	if (img.layout == ELF_LAYOUT_AUTO)
@@ -630,6 +635,14 @@ enum ldr_err elf_parse(const void *file, uint64_t size,
 	err = elf_check_entry(&img);
 	if (err != LDR_OK)
 		return err;
+	/* pages shared by segments get the union of their permissions */
+	err = elf_page_map(&img, pages, ELF_PAGE_RANGES_MAX, &npages, wx_clash);
+	if (err != LDR_OK)
+		return err;
+	img.has_wx = wx;
+	for (unsigned i = 0; i < npages; i++)
+		if ((pages[i].flags & (PT_W | PT_X)) == (PT_W | PT_X))
+			img.has_wx = 1;
 
 	if (img.has_dynamic) {
 		err = elf_read_dynamic(&img, &dyn);
@@ -645,6 +658,12 @@ enum ldr_err elf_parse(const void *file, uint64_t size,
 	img.max_vend = reloc_max_vend(&img);
 	*ret_img = img;
 	return LDR_OK;
+}
+
+enum ldr_err elf_parse(const void *file, uint64_t size,
+		       const struct elf_limits *lim, struct elf_image *ret_img)
+{
+	return elf_parse_diag(file, size, lim, ret_img, NULL);
 }
 
 /* Copy the segments to dest by load_off, zero the rest; LDR_E_INVAL if too small. */

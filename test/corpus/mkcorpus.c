@@ -601,6 +601,19 @@ static struct blob stripped_exec(const struct blob *exec, size_t extra)
 	return c;
 }
 
+/* Make the text segment writable too (W+X). */
+static void text_wx(struct blob *b)
+{
+	EDIT_PH(b, find_ph(b, PT_LOAD, PF_X, 0), ph.p_flags |= PF_W);
+}
+
+/* 16 bytes that are neither padding nor a Linux table (room: 16 + 1). */
+static void append_garbage(struct blob *b)
+{
+	memcpy(b->p + b->n, "this is garbage!", 16);
+	b->n += 16;
+}
+
 /* Zeros up to the next 4 KiB multiple (a page when already at one). */
 static void pad_page(struct blob *b)
 {
@@ -706,27 +719,25 @@ static void tail_cases(const struct blob *exec)
 	pad_page(&c);
 	emit("exec-zero-padded-32s-range", "LDR_E_RELOC_RANGE", &c);
 	c = dup_blob(exec, 0x1000);
-	EDIT_PH(&c, find_ph(&c, PT_LOAD, PF_X, 0), ph.p_flags |= PF_W);
+	text_wx(&c);
 	pad_page(&c);
 	emit("exec-zero-padded-wx", "LDR_E_WX_SEGMENT", &c);
 	c = dup_blob(exec, 64);
-	memcpy(c.p + c.n, "this is garbage!", 16);
-	c.n += 16;
+	append_garbage(&c);
 	emit("exec-trailing-garbage", "LDR_OK", &c);
 
 	c = stripped_exec(exec, 0x1000);
 	pad_page(&c);
 	emit("exec-stripped-zero-padded", "LDR_E_NOT_RELOCATABLE", &c);
 	c = stripped_exec(exec, 0x1000);
-	EDIT_PH(&c, find_ph(&c, PT_LOAD, PF_X, 0), ph.p_flags |= PF_W);
+	text_wx(&c);
 	pad_page(&c);
 	emit("exec-stripped-zero-padded-wx", "LDR_E_WX_SEGMENT", &c);
 	c = stripped_exec(exec, 64);
-	memcpy(c.p + c.n, "this is garbage!", 16);
-	c.n += 16;
+	append_garbage(&c);
 	emit("exec-stripped-trailing-garbage", "LDR_E_LINUX_RELOCS", &c);
 	c = stripped_exec(exec, 64);
-	c.n += 8; /* two zero words: neither padding to ignore nor a table */
+	c.n += 8; /* a zero and a non-zero word: not padding, too short for a table */
 	c.p[c.n - 1] = 1;
 	emit("exec-stripped-trailing-word", "LDR_E_LINUX_RELOCS", &c);
 	/* a well-formed table, but the image is not Linux-shaped */
@@ -741,13 +752,13 @@ static void tail_cases(const struct blob *exec)
 	emit("linux-shaped-table", "LDR_OK", &c);
 	c = stripped_exec(exec, 64);
 	linux_shape(&c);
-	EDIT_PH(&c, find_ph(&c, PT_LOAD, PF_X, 0), ph.p_flags |= PF_W);
+	text_wx(&c);
 	append_linux_table(&c, fields, 4);
 	emit("linux-shaped-wx", "LDR_OK", &c);
 	/* ... unless the "table" has no entries: three zero words are padding */
 	c = stripped_exec(exec, 64);
 	linux_shape(&c);
-	EDIT_PH(&c, find_ph(&c, PT_LOAD, PF_X, 0), ph.p_flags |= PF_W);
+	text_wx(&c);
 	append_linux_table(&c, NULL, 0);
 	emit("linux-shaped-empty-table-wx", "LDR_E_WX_SEGMENT", &c);
 	/* a well-formed table naming a field far outside the image */
@@ -756,6 +767,56 @@ static void tail_cases(const struct blob *exec)
 	fields[0] = 0x7ff00000;
 	append_linux_table(&c, fields, 1);
 	emit("linux-shaped-reloc-outside", "LDR_E_RELOC_TARGET", &c);
+}
+
+/*
+ * The exec payload with its rodata segment moved into the last, partly
+ * used page of its text (16-byte aligned, right after the code), with
+ * flags: read-only gives an R+X page, writable a W+X one.  bss != 0 makes
+ * it a segment without file bytes.
+ */
+static struct blob text_page_shared(const struct blob *exec, uint32_t flags, int bss)
+{
+	struct blob c = dup_blob(exec, 0);
+	unsigned ti = find_ph(&c, PT_LOAD, PF_X, 0), ri = find_ph(&c, PT_LOAD, 0, 1);
+	Elf64_Phdr t, r;
+	uint64_t end;
+
+	get_ph(&c, ti, &t);
+	get_ph(&c, ri, &r);
+	end = t.p_vaddr + t.p_memsz;
+	if (r.p_flags != PF_R || end % 0x1000 == 0 || end % 0x1000 > 0xf00)
+		fail("exec payload: no partly used last text page for rodata");
+	r.p_vaddr = ((end + 15) & ~(uint64_t)15) + (r.p_offset & 15);
+	r.p_paddr = r.p_vaddr;
+	r.p_align = 16;
+	r.p_flags = flags;
+	if (bss)
+		r.p_filesz = 0;
+	if ((r.p_vaddr ^ (end - 1)) & ~(uint64_t)0xfff)
+		fail("exec payload: moved rodata left the last text page");
+	put_ph(&c, ri, &r);
+	return c;
+}
+
+/* Pages shared by segments: the union of their permissions, W+X refused. */
+static void shared_page_cases(const struct blob *exec)
+{
+	struct blob c;
+
+	c = text_page_shared(exec, PF_R, 0);
+	emit("shared-page-text-rodata", "LDR_OK", &c);
+	c = text_page_shared(exec, PF_R | PF_W, 0);
+	emit("shared-page-text-data", "LDR_E_WX_PAGE", &c);
+	c = text_page_shared(exec, PF_R | PF_W, 1);
+	emit("shared-page-text-bss", "LDR_E_WX_PAGE", &c);
+	c = text_page_shared(exec, PF_R | PF_W, 0);
+	{
+		struct blob g = gz(&c);
+
+		free(c.p);
+		emit("gz-of-shared-page-wx", "LDR_E_WX_PAGE", &g);
+	}
 }
 
 static void synthetic_cases(void)
@@ -912,6 +973,7 @@ int main(int argc, char **argv)
 	dynamic_cases(&pie);
 	exec_cases(&exec);
 	tail_cases(&exec);
+	shared_page_cases(&exec);
 	synthetic_cases();
 	gzip_cases(&pie, &exec);
 	printf("mkcorpus: %d malformed cases and %d controls in %s\n", n_cases, n_ok, out_dir);

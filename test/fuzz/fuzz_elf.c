@@ -2,7 +2,8 @@
  * fuzz_elf.c - libFuzzer target: elf_parse() of untrusted bytes, then (for
  * images up to 64 MiB) elf_load() into an exact-size buffer and
  * reloc_apply() to a base the input chooses; checks what elf_parse()
- * promises about the image it accepted.
+ * promises about the image it accepted, its page map (elf_page_map()) and
+ * its end limit (max_vend).
  *
  * Bytes 9..15 of the input (EI_PAD, which elf_parse() ignores) steer the
  * harness, so the fuzzer can vary them without breaking the ELF:
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "elf_load.h"
+#include "elf_pages.h"
 #include "linux_boot.h"
 #include "reloc.h"
 
@@ -82,6 +84,50 @@ static uint64_t fuzz_base(const uint8_t *d, size_t n, const struct elf_image *im
 	}
 }
 
+/*
+ * elf_page_map() of an accepted image: sorted, page-aligned, inside the
+ * image, W+X only when tolerated; and for images up to 4 MiB, page by
+ * page the union of the segments touching it (gaps in no range).
+ */
+static void check_pages(const struct elf_image *img)
+{
+	struct elf_page_range r[ELF_PAGE_RANGES_MAX];
+	unsigned n = 0, k = 0;
+	uint64_t end = 0;
+
+	if (elf_page_map(img, r, ELF_PAGE_RANGES_MAX, &n, NULL) != LDR_OK)
+		abort();
+	for (unsigned i = 0; i < n; i++) {
+		if (r[i].off % PAGE_SIZE || r[i].size == 0 || r[i].size % PAGE_SIZE ||
+		    r[i].off < end || !ldr_in_bounds(r[i].off, r[i].size, img->load_size))
+			abort();
+		if ((r[i].flags & (PT_W | PT_X)) == (PT_W | PT_X) && !img->has_wx)
+			abort();
+		if (i > 0 && r[i].off == end && r[i].flags == r[i - 1].flags)
+			abort();   /* not merged */
+		end = r[i].off + r[i].size;
+	}
+	if (img->load_size > 4 * MIB)
+		return;
+	for (uint64_t p = 0; p < img->load_size; p += PAGE_SIZE) {
+		uint32_t f = 0;
+		int touched = 0;
+
+		for (unsigned i = 0; i < img->nseg; i++) {
+			const struct elf_segment *s = &img->seg[i];
+
+			if (s->load_off < p + PAGE_SIZE && s->load_off + s->memsz > p) {
+				touched = 1;
+				f |= ((s->flags & PF_W) ? PT_W : 0) | ((s->flags & PF_X) ? PT_X : 0);
+			}
+		}
+		while (k < n && r[k].off + r[k].size <= p)
+			k++;
+		if (touched != (k < n && r[k].off <= p) || (touched && r[k].flags != f))
+			abort();
+	}
+}
+
 static void check_image(const struct elf_image *img, const struct elf_limits *lim, size_t size)
 {
 	uint64_t end = 0;
@@ -116,6 +162,7 @@ static void check_image(const struct elf_image *img, const struct elf_limits *li
 	}
 	if (img->has_wx && (img->reloc_kind != ELF_RELOC_LINUX || !lim->allow_wx_linux))
 		abort();
+	check_pages(img);
 	if (img->reloc_kind == ELF_RELOC_LINUX &&
 	    !ldr_in_bounds(img->linux_relocs.off, img->linux_relocs.len, size))
 		abort();

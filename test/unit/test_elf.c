@@ -97,6 +97,14 @@ static void m_entry_bss(struct eb *e) { e->ph[0].p_filesz = 0x800; e->eh.e_entry
 static void m_entry_linux_virt_data(struct eb *e) { e->eh.e_entry = EB_P + 0x1010; }
 static void m_wx(struct eb *e) { e->ph[1].p_flags |= PF_X; }
 static void m_wx_exec(struct eb *e) { e->ph[0].p_flags |= PF_W; }
+/* ET_EXEC: text shrunk to half a page, data starting right after it */
+static void m_shared_wx(struct eb *e)
+{
+	e->ph[0].p_filesz = e->ph[0].p_memsz = 0x800;
+	e->ph[1].p_vaddr = EB_V + 0x800;
+	e->ph[1].p_paddr = EB_P + 0x800;
+	e->ph[1].p_align = 0x800;
+}
 static void l_no_wx(struct elf_limits *l) { l->allow_wx_linux = 0; }
 static void l_vaddr(struct elf_limits *l) { l->layout = ELF_LAYOUT_VADDR; }
 static void l_phdrs2(struct elf_limits *l) { l->max_phdrs = 2; }
@@ -232,6 +240,7 @@ static const struct parse_case parse_cases[] = {
 	{ "W+X data (PIE)", K_PIE, m_wx, NULL, NULL, LDR_E_WX_SEGMENT },
 	{ "W+X text (ET_EXEC)", K_EXEC, m_wx_exec, NULL, NULL, LDR_E_WX_SEGMENT },
 	{ "Linux W+X not allowed", K_LINUX, NULL, NULL, l_no_wx, LDR_E_WX_SEGMENT },
+	{ "text and data share a page", K_EXEC, m_shared_wx, NULL, NULL, LDR_E_WX_PAGE },
 	{ "PT_INTERP", K_PIE, m_interp, NULL, NULL, LDR_E_INTERP },
 	{ "DT_NEEDED", K_PIE, m_needed, NULL, NULL, LDR_E_DYN_NEEDED },
 	{ "DT_TEXTREL", K_PIE, m_textrel, NULL, NULL, LDR_E_DYN_TEXTREL },
