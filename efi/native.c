@@ -39,11 +39,19 @@ static EFI_STATUS native_load(struct loader *L)
 {
 	struct elf_limits lim = elf_default_limits();
 	struct kernel_layout *k = &L->layout;
+	struct elf_wx_clash wx;
 	uint64_t lo, hi;
 	enum ldr_err err;
 
 	lim.allow_wx_linux = 0; /* W+X is Linux's exception, never ours */
-	err = elf_parse(L->image_buf, L->image_size, &lim, &L->elf);
+	err = elf_parse_diag(L->image_buf, L->image_size, &lim, &L->elf, &wx);
+	if (err == LDR_E_WX_SEGMENT)
+		return log_ldr(log_status_of(err), err, L"%s: program header %d (vaddr 0x%lx)",
+			       L->kernel_path, (int)wx.phdr_w, wx.vaddr_w);
+	if (err == LDR_E_WX_PAGE)
+		return log_ldr(log_status_of(err), err,
+			       L"%s: program headers %d (writable, vaddr 0x%lx) and %d (executable, vaddr 0x%lx)",
+			       L->kernel_path, (int)wx.phdr_w, wx.vaddr_w, (int)wx.phdr_x, wx.vaddr_x);
 	if (err != LDR_OK)
 		return log_ldr(log_status_of(err), err, L"%s is not a loadable kernel", L->kernel_path);
 	if (L->elf.reloc_kind == ELF_RELOC_NONE)
@@ -58,8 +66,12 @@ static EFI_STATUS native_load(struct loader *L)
 	SetMem(k, sizeof(*k), 0);
 	k->size = L->elf.load_size;
 	k->align = L->elf.max_align > SLOT_ALIGN ? L->elf.max_align : SLOT_ALIGN;
-	if (L->elf.link_vbase < LDR_HIGH_BASE)
-		return EFI_SUCCESS; /* runs at its physical address */
+	if (L->elf.link_vbase < LDR_HIGH_BASE) {
+		/* runs at its physical address, so 32-bit absolute relocation
+		 * fields (small code model) bound where it may go */
+		k->max_end = L->elf.max_vend;
+		return EFI_SUCCESS;
+	}
 
 	/* higher half: a virtual base of its own, narrowed by a KASLR note */
 	k->vwin_lo = LDR_HIGH_BASE;

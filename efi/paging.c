@@ -7,6 +7,7 @@
 #include "log.h"
 #include "e820.h"
 #include "rtmap.h"
+#include "elf_pages.h"
 
 /* loader.lds: the loader's code, [_text, _etext) */
 extern char _text[] __attribute__((visibility("hidden")));
@@ -43,17 +44,6 @@ void paging_release(struct paging_pool *pool)
 	while (pool->nchunks)
 		uefi_call_wrapper(BS->FreePages, 2, pool->chunk[--pool->nchunks], PAGING_CHUNK);
 	pool->next = pool->end = 0;
-}
-
-static uint32_t paging_seg_flags(uint32_t pf)
-{
-	uint32_t f = 0;
-
-	if (pf & 2) /* PF_W */
-		f |= PT_W;
-	if (pf & 1) /* PF_X */
-		f |= PT_X;
-	return f;
 }
 
 /* the Memory Attributes Table, if the firmware publishes one */
@@ -127,28 +117,31 @@ static enum ldr_err paging_runtime(struct pt *pt, const struct efi_mmap *m)
 }
 
 /*
- * The kernel at its virtual base, and its physical alias: the identity
- * map already covers those pages read-write; a kernel that does not run
- * there must not find a writable copy of its code nor executable data.
+ * The kernel at its virtual base, each page with the union of the
+ * permissions of the segments on it (src/elf_pages.c), and its physical
+ * alias: the identity map already covers those pages read-write; a kernel
+ * that does not run there must not find a writable copy of its code nor
+ * executable data.
  */
 static enum ldr_err paging_kernel(struct pt *pt, const struct loader *L)
 {
+	struct elf_page_range r[ELF_PAGE_RANGES_MAX];
 	int aliased = L->virt_base != L->phys_base;
-	enum ldr_err err = LDR_OK;
-	unsigned i;
+	unsigned n = 0, i;
+	enum ldr_err err;
 
-	for (i = 0; err == LDR_OK && i < L->elf.nseg; i++) {
-		const struct elf_segment *s = &L->elf.seg[i];
-		uint64_t off = ldr_align_down(s->load_off, PAGE_SIZE);
-		uint64_t end = ldr_align_up(s->load_off + s->memsz, PAGE_SIZE);
-		uint32_t f = paging_seg_flags(s->flags), alias = f;
+	err = elf_page_map(&L->elf, r, ELF_PAGE_RANGES_MAX, &n, NULL);
+	for (i = 0; err == LDR_OK && i < n; i++) {
+		uint32_t alias = r[i].flags;
 
-		err = pt_map_range(pt, L->virt_base + off, L->phys_base + off, end - off, f);
+		err = pt_map_range(pt, L->virt_base + r[i].off, L->phys_base + r[i].off,
+				   r[i].size, r[i].flags);
 		if (err != LDR_OK || !aliased)
 			continue;
 		if (!L->layout.phys_alias_x)
-			alias = (f & PT_X) ? 0 : f;
-		err = pt_map_range(pt, L->phys_base + off, L->phys_base + off, end - off, alias);
+			alias = (r[i].flags & PT_X) ? 0 : r[i].flags;
+		err = pt_map_range(pt, L->phys_base + r[i].off, L->phys_base + r[i].off,
+				   r[i].size, alias);
 	}
 	return err;
 }

@@ -120,10 +120,10 @@ static EFI_STATUS place_physical(struct loader *L)
 	sp.align = L->layout.align;
 	sp.min_addr = L->opt.min_addr;
 	sp.max_addr = L->opt.max_addr;
-	/* what the kernel's own relocations allow (e.g. 32-bit fields) */
+	/* what the kernel's own relocations allow (32-bit absolute fields) */
 	if (L->layout.max_end && (sp.max_addr == 0 || sp.max_addr > L->layout.max_end)) {
 		sp.max_addr = L->layout.max_end;
-		log_info(L"the kernel must end below 0x%lx (its relocation types)", sp.max_addr);
+		log_info(L"32-bit relocations: the kernel must end by 0x%lx", sp.max_addr);
 	}
 	sp.avoid = avoid;
 	sp.navoid = navoid;

@@ -38,7 +38,7 @@ enum elf_reloc_kind {
 	ELF_RELOC_NONE = 0,     /* ET_EXEC without relocations: fixed address */
 	ELF_RELOC_DYNAMIC,      /* ET_DYN: DT_RELA, DT_JMPREL, DT_RELR */
 	ELF_RELOC_SECTIONS,     /* ET_EXEC linked with --emit-relocs */
-	ELF_RELOC_LINUX,        /* ET_EXEC followed by Linux's relocs table */
+	ELF_RELOC_LINUX,        /* Linux vmlinux: ET_EXEC + Linux's table */
 };
 
 struct elf_limits {
@@ -47,8 +47,9 @@ struct elf_limits {
 	enum elf_layout layout;
 	/*
 	 * Linux 6.1's vmlinux.lds.S gives its "init" PT_LOAD FLAGS(7), i.e.
-	 * RWX.  When set, a W+X segment is tolerated in an image that carries
-	 * a Linux relocation table; W+X is refused everywhere else.
+	 * RWX.  When set, a W+X segment is tolerated in a Linux vmlinux
+	 * (reloc_kind ELF_RELOC_LINUX, see elf_parse()); W+X is refused
+	 * everywhere else.
 	 */
 	int allow_wx_linux;
 };
@@ -57,6 +58,19 @@ struct elf_segment {
 	uint64_t vaddr, paddr, offset, filesz, memsz, align;
 	uint32_t flags;            /* PF_R | PF_W | PF_X */
 	uint64_t load_off;         /* where it starts in the loaded image */
+	unsigned phdr;             /* its index in the program header table */
+};
+
+/*
+ * A page that a writable and an executable segment share (it would have
+ * to be W+X): the first such page, and the two segments by program header
+ * index (as `readelf -l` numbers them) and p_vaddr.  Filled when
+ * LDR_E_WX_PAGE is returned, so that the error line can name them.
+ */
+struct elf_wx_clash {
+	uint64_t off;              /* load offset of the page */
+	unsigned phdr_w, phdr_x;   /* the writable and the executable segment */
+	uint64_t vaddr_w, vaddr_x;
 };
 
 /* File offsets (already bounds-checked against the file) of dynamic tables. */
@@ -88,7 +102,7 @@ struct elf_image {
 	uint64_t max_align;        /* largest PT_LOAD p_align (at least 1) */
 	unsigned nseg;             /* segments, sorted by load_off */
 	struct elf_segment seg[ELF_MAX_SEGMENTS];
-	int has_wx;                /* a W+X segment was tolerated (Linux) */
+	int has_wx;                /* a W+X segment or page was tolerated (Linux) */
 	enum elf_reloc_kind reloc_kind;
 	int has_dynamic;
 	struct elf_dyn_info dyn;
@@ -97,6 +111,23 @@ struct elf_image {
 	unsigned n_rela_sections;  /* SHT_RELA sections that will be applied */
 	uint64_t elf_end;          /* end of the last thing the headers describe */
 	struct elf_linux_relocs linux_relocs;
+	/*
+	 * The highest virtual address the loaded image may END at
+	 * (new_vbase + load_size <= max_vend), 0 = no limit.  Absolute 32-bit
+	 * fields must keep fitting after relocation: with R_X86_64_32S ones
+	 * (sign-extended) the image ends by 2 GiB, with R_X86_64_32 ones
+	 * (zero-extended) by 4 GiB, lower still by however far a field points
+	 * at or past the image end (e.g. `cmp $_end`).  Only fields that are
+	 * adjusted count (their symbol moves).  0 with 64-bit or PC-relative
+	 * relocations only, without relocations, for PIEs and for Linux.
+	 * 0 also for a kernel linked in the top 2 GiB: its 32S fields hold
+	 * sign-extended top-2-GiB addresses, which its physical placement
+	 * does not change (its virtual window keeps them in range).  So the
+	 * limit matters to kernels that run identity-mapped (virtual =
+	 * physical): their physical slot must end by max_vend.  It does not
+	 * bound how far an image may move down (reloc_apply() checks that).
+	 */
+	uint64_t max_vend;
 };
 
 /* Defaults: 1 GiB image, 64 program headers, AUTO layout, Linux W+X allowed. */
@@ -105,6 +136,15 @@ struct elf_limits elf_default_limits(void);
 /*
  * Validate size bytes at file (never trusted) and describe the image.
  * lim may be NULL for the defaults.  The image keeps pointers into file.
+ *
+ * Relocation source: ET_DYN uses PT_DYNAMIC (bytes after it are ignored).
+ * ET_EXEC uses its --emit-relocs sections when it has any (bytes after the
+ * image are then ignored); otherwise the bytes after the last thing the
+ * ELF describes decide: none, or all zero (padding): ELF_RELOC_NONE;
+ * Linux's table with at least one entry behind an image that obeys
+ * linux_link_ok() (linux_boot.h): ELF_RELOC_LINUX, laid out by physical
+ * address, W+X tolerated if lim allows; anything else: LDR_E_LINUX_RELOCS.
+ *
  * Out: *ret_img on success.
  * Errors: LDR_E_EMPTY_FILE, LDR_E_BAD_MAGIC, LDR_E_TRUNCATED, LDR_E_BAD_CLASS,
  * LDR_E_BAD_DATA, LDR_E_BAD_VERSION, LDR_E_BAD_MACHINE, LDR_E_BAD_TYPE,
@@ -112,13 +152,25 @@ struct elf_limits elf_default_limits(void);
  * LDR_E_PHDRS_OUTSIDE, LDR_E_BAD_SHENTSIZE, LDR_E_SHDRS_OUTSIDE,
  * LDR_E_NO_LOAD, LDR_E_SEG_OUTSIDE, LDR_E_SEG_FILESZ, LDR_E_SEG_ALIGN,
  * LDR_E_SEG_WRAP, LDR_E_SEG_OVERLAP, LDR_E_IMAGE_TOO_BIG,
- * LDR_E_ENTRY_OUTSIDE, LDR_E_WX_SEGMENT, LDR_E_INTERP, LDR_E_DYN_OUTSIDE,
+ * LDR_E_ENTRY_OUTSIDE, LDR_E_WX_SEGMENT, LDR_E_WX_PAGE (a writable and an
+ * executable segment share a page, see elf_pages.h), LDR_E_INTERP, LDR_E_DYN_OUTSIDE,
  * LDR_E_DYN_BAD, LDR_E_DYN_NEEDED, LDR_E_DYN_TEXTREL, LDR_E_RELA_OUTSIDE,
  * LDR_E_RELA_ENTSIZE, LDR_E_RELR_BAD, LDR_E_RELOC_SYMBOL,
  * LDR_E_NOT_RELOCATABLE (ET_DYN without PT_DYNAMIC), LDR_E_LINUX_RELOCS.
  */
 enum ldr_err elf_parse(const void *file, uint64_t size,
 		       const struct elf_limits *lim, struct elf_image *ret_img);
+
+/*
+ * elf_parse() that also says which segments clash when it returns
+ * LDR_E_WX_PAGE: *wx_clash (a diagnostic, written only with that error;
+ * may be NULL) for an error line such as "segments 0 (vaddr 0x1000000)
+ * and 1 (vaddr 0x1003200) share a page".  With LDR_E_WX_SEGMENT it names
+ * the W+X segment (phdr_w == phdr_x, off 0).
+ */
+enum ldr_err elf_parse_diag(const void *file, uint64_t size,
+			    const struct elf_limits *lim, struct elf_image *ret_img,
+			    struct elf_wx_clash *wx_clash);
 
 /*
  * Copy every segment of img to dest + seg.load_off and zero the rest of

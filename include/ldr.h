@@ -55,6 +55,7 @@
 	X(LDR_E_IMAGE_TOO_BIG, LOAD_ERROR, "image larger than the configured limit", LDR_HINT_KERNEL) \
 	X(LDR_E_ENTRY_OUTSIDE, LOAD_ERROR, "entry point is not in an executable segment", LDR_HINT_KERNEL) \
 	X(LDR_E_WX_SEGMENT, LOAD_ERROR, "segment is both writable and executable", "give writable data and code their own segments (link with -z separate-code and page-aligned sections)") \
+	X(LDR_E_WX_PAGE, LOAD_ERROR, "a writable and an executable segment share a page", "link with -z separate-code, or page-align the segments in the linker script (. = ALIGN(4096) between them)") \
 	X(LDR_E_INTERP, LOAD_ERROR, "image asks for an interpreter (PT_INTERP)", LDR_HINT_KERNEL) \
 	X(LDR_E_DYN_OUTSIDE, LOAD_ERROR, "dynamic section lies outside the image", LDR_HINT_KERNEL) \
 	X(LDR_E_DYN_NEEDED, LOAD_ERROR, "image needs a shared library (DT_NEEDED)", LDR_HINT_KERNEL) \

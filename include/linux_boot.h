@@ -97,13 +97,20 @@
 #define LINUX_SETUP_RNG_SEED    9
 
 /*
- * Is img an x86-64 Linux vmlinux?  The rule: elf_parse() found an appended
- * Linux relocation table (reloc_kind ELF_RELOC_LINUX, so the layout is by
- * physical address), and the image obeys x86-64 Linux's link invariant
- * virtual = physical + __START_KERNEL_map for its base:
- * link_vbase - 0xffffffff80000000 == pbase, a 2 MiB multiple inside the
- * 1 GiB kernel window (Debian: 0xffffffff81000000 and 16 MiB).
- * Returns 1 or 0.
+ * x86-64 Linux's link invariant, virtual = physical + __START_KERNEL_map,
+ * for an image whose loaded offset 0 is linked at virtual link_vbase and
+ * physical pbase: link_vbase - 0xffffffff80000000 == pbase, a 2 MiB
+ * multiple inside the 1 GiB kernel window (Debian: 0xffffffff81000000 and
+ * 16 MiB).  elf_parse() accepts an appended Linux table only behind an
+ * image that obeys it.  Returns 1 or 0.
+ */
+int linux_link_ok(uint64_t link_vbase, uint64_t pbase);
+
+/*
+ * Is img an x86-64 Linux vmlinux?  The rule: elf_parse() took the bytes
+ * after the ELF image for Linux's relocation table (reloc_kind
+ * ELF_RELOC_LINUX: a table with entries, the layout by physical address)
+ * and the image obeys linux_link_ok().  Returns 1 or 0.
  */
 int linux_detect(const struct elf_image *img);
 

@@ -48,4 +48,12 @@ enum ldr_err reloc_apply(const struct elf_image *img, void *dest,
 			 uint64_t dest_size, uint64_t new_vbase,
 			 struct reloc_report *report);
 
+/*
+ * The highest virtual address the relocated image may end at (new_vbase +
+ * load_size <= limit) for its 32-bit absolute fields to keep fitting, or 0
+ * for no limit; elf_parse() stores it as img->max_vend (see elf_load.h).
+ * Reads img's tables and file only.
+ */
+uint64_t reloc_max_vend(const struct elf_image *img);
+
 #endif

@@ -3,7 +3,8 @@
 # ELF type, three PT_LOADs and none W+X, link-base symbols equal to the
 # lowest p_vaddr/p_paddr, the crash-site symbol, and the relocations the
 # loader must apply (pie: only R_X86_64_RELATIVE, no TEXTREL/NEEDED/INTERP;
-# exec/high: --emit-relocs RELA sections with the expected types).
+# exec/high/small/shared: --emit-relocs RELA sections with the expected
+# types; shared: text and rodata share the page holding _start).
 # Prints one summary line; exits non-zero with a reason on the first failure.
 set -eu
 variant=$1
@@ -65,6 +66,26 @@ exec)
 high)
 	[ "$etype" = EXEC ] || die "type $etype, want EXEC"
 	allowed="R_X86_64_64 R_X86_64_32S R_X86_64_PC32 R_X86_64_PLT32" ;;
+shared)
+	[ "$etype" = EXEC ] || die "type $etype, want EXEC"
+	# the point of this variant: the last text page is rodata's first,
+	# and _start lies in it
+	pg() { echo $(( 0x$(hex "$1") >> 12 )); }
+	tend=$(echo "$syms" | awk '$3 == "payload_text_end" {print $1}')
+	rstart=$(echo "$syms" | awk '$3 == "payload_rodata_start" {print $1}')
+	if [ -z "$tend" ] || [ -z "$rstart" ]; then die "no payload_text_end/payload_rodata_start"; fi
+	[ "$(pg "$tend")" -gt "$(pg "$rstart")" ] && die "rodata starts past the text's last page"
+	[ "$(( (0x$(hex "$tend") - 1) >> 12 ))" = "$(pg "$rstart")" ] ||
+		die "text (ends $tend) and rodata (starts $rstart) share no page"
+	[ "$(pg "$start")" = "$(pg "$rstart")" ] || die "_start $start is not in the shared page"
+	allowed="R_X86_64_64 R_X86_64_PC32 R_X86_64_PLT32" ;;
+small)
+	[ "$etype" = EXEC ] || die "type $etype, want EXEC"
+	# the point of this variant: absolute 32-bit fields of both kinds
+	for t in R_X86_64_32 R_X86_64_32S; do
+		echo "$relocs" | grep -q " $t\$" || die "no $t relocation (built with -mcmodel=small?)"
+	done
+	allowed="R_X86_64_64 R_X86_64_32 R_X86_64_32S R_X86_64_PC32 R_X86_64_PLT32" ;;
 *)
 	die "unknown variant $variant" ;;
 esac

@@ -3,7 +3,7 @@
  * the loader promised in include/kaslr_boot.h: placement, relocations,
  * memory map, page permissions, the read-only IDT alias, entropy facts.
  * Prints one line on COM1 and leaves QEMU through isa-debug-exit.
- * Built three times: PAYLOAD_VARIANT_PIE, _EXEC or _HIGH, with
+ * Built once per variant: PAYLOAD_VARIANT_PIE, _EXEC, _HIGH, _SMALL or _SHARED, with
  * PAYLOAD_LINK_BASE (lowest p_vaddr) and PAYLOAD_LINK_PHYS (lowest p_paddr).
  */
 #include <stddef.h>
@@ -21,8 +21,12 @@
 #define PL_VARIANT "exec"
 #elif defined(PAYLOAD_VARIANT_HIGH)
 #define PL_VARIANT "high"
+#elif defined(PAYLOAD_VARIANT_SMALL)
+#define PL_VARIANT "small"
+#elif defined(PAYLOAD_VARIANT_SHARED)
+#define PL_VARIANT "shared"
 #else
-#error "define PAYLOAD_VARIANT_PIE, PAYLOAD_VARIANT_EXEC or PAYLOAD_VARIANT_HIGH"
+#error "define PAYLOAD_VARIANT_PIE, _EXEC, _HIGH, _SMALL or _SHARED"
 #endif
 
 #define PL_MIB           (1024ULL * 1024)
@@ -44,6 +48,7 @@
 #define PL_STACK_WORD    "payload.crash=stack"
 #define PL_SCAN_WORD     "payload.scan=secrets"
 #define PL_BSS_PROBE     (3 * CPU_PAGE)
+#define PL_2G            0x80000000ULL
 
 #define PL_VREAD(x) (*(const volatile __typeof__(x) *)&(x))
 
@@ -343,6 +348,30 @@ static void pl_check_relocs(void)
 	}
 }
 
+#if defined(PAYLOAD_VARIANT_SMALL)
+/* Absolute 32-bit fields, as -mcmodel=small code has them: `movl $sym`
+ * (R_X86_64_32, zero-extended) and `movq $sym` (R_X86_64_32S,
+ * sign-extended), one of them one past the image's last byte like a
+ * `cmp $_end`.  Each must hold the run-time address, so the image must lie
+ * where they can: ending by 2 GiB. */
+static void pl_check_abs32(const struct kaslr_boot_info *info)
+{
+	uint64_t z, s, end;
+
+	__asm__("movl $pl_data0, %k0" : "=r"(z));
+	__asm__("movq $pl_arr_ro, %0" : "=r"(s));
+	__asm__("movq $payload_image_end, %0" : "=r"(end));
+	if (z != PL_LEA(pl_data0))
+		FAIL2("abs32", "got", z, "want", PL_LEA(pl_data0));
+	if (s != PL_LEA(pl_arr_ro))
+		FAIL2("abs32s", "got", s, "want", PL_LEA(pl_arr_ro));
+	if (end != PL_LEA(payload_image_end))
+		FAIL2("abs32s_end", "got", end, "want", PL_LEA(payload_image_end));
+	if (info->virt_base + info->image_size > PL_2G)
+		FAIL2("small_above_2g", "virt", info->virt_base, "size", info->image_size);
+}
+#endif
+
 /* Index of the map entry holding all of [addr, addr + len), or -1. */
 static int64_t pl_mmap_find(const struct kb_mem_entry *m, uint32_t n,
 			    uint64_t addr, uint64_t len)
@@ -427,18 +456,40 @@ static void pl_need_perm(const char *what, uint64_t va, int want_w, int want_x)
 		      (uint64_t)!w.nx);
 }
 
-/* W^X: per-segment permissions on the kernel's own pages, every image page
- * mapped to phys_base + offset and none both writable and executable; the
- * identity map of other RAM not executable; a guard page below the stack. */
+/* 1 when va lies in the page the text and rodata segments share (the
+ * shared variant, payload/shared.lds): that page is R+X, the union. */
+static int pl_in_shared_page(uint64_t va)
+{
+#if defined(PAYLOAD_VARIANT_SHARED)
+	return (va >> 12) == ((PL_LEA(payload_text_end) - 1) >> 12);
+#else
+	(void)va;
+	return 0;
+#endif
+}
+
+/* W^X: per-segment permissions on the kernel's own pages (a page shared
+ * by two segments has both's), every image page mapped to phys_base +
+ * offset and none both writable and executable; the identity map of other
+ * RAM not executable; a guard page below the stack. */
 static void pl_check_perms(const struct kaslr_boot_info *info)
 {
 	uint64_t virt = info->virt_base;
 	struct cpu_walk w;
 
+#if defined(PAYLOAD_VARIANT_SHARED)
+	/* the layout this variant exists for: rodata starts in the text's
+	 * last page, which holds the entry point */
+	if (!pl_in_shared_page(PL_LEA(payload_rodata_start)) || !pl_in_shared_page(PL_LEA(_start)))
+		FAIL2("not_shared", "rodata", PL_LEA(payload_rodata_start), "entry",
+		      PL_LEA(_start));
+	pl_need_perm("perm_shared_page", PL_LEA(payload_rodata_start), 0, 1);
+#endif
 	pl_need_perm("perm_text", PL_LEA(pl_fn0), 0, 1);
 	pl_need_perm("perm_entry", PL_LEA(_start), 0, 1);
-	pl_need_perm("perm_rodata", PL_LEA(pl_ro0), 0, 0);
-	pl_need_perm("perm_rodata", PL_LEA(pl_arr_ro), 0, 0);
+	pl_need_perm("perm_rodata", PL_LEA(pl_ro0), 0, pl_in_shared_page(PL_LEA(pl_ro0)));
+	pl_need_perm("perm_rodata", PL_LEA(pl_arr_ro), 0,
+		     pl_in_shared_page(PL_LEA(pl_arr_ro)));
 	pl_need_perm("perm_data", PL_LEA(pl_data0), 1, 0);
 	pl_need_perm("perm_bss", PL_LEA(pl_arr_bss), 1, 0);
 	for (uint64_t off = 0; off < info->image_size; off += CPU_PAGE) {
@@ -618,6 +669,9 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	pl_check_entry_state(info, entry_rsp);
 	pl_check_placement(info);
 	pl_check_relocs();
+#if defined(PAYLOAD_VARIANT_SMALL)
+	pl_check_abs32(info);
+#endif
 	const char *kmem = pl_check_mmap(info);
 	pl_check_perms(info);
 	int idt_ro = pl_check_idt(info);

@@ -7,15 +7,21 @@
 #   kernel-exec.elf  ET_EXEC at 16 MiB, virt = phys, --emit-relocs, -mcmodel=large
 #   kernel-high.elf  ET_EXEC at 0xffffffff81000000 (LMA 16 MiB), --emit-relocs,
 #                    -mcmodel=kernel
+#   kernel-small.elf ET_EXEC at 16 MiB, virt = phys, --emit-relocs,
+#                    -mcmodel=small (R_X86_64_32/32S: must end by 2 GiB)
+#   kernel-shared.elf as kernel-exec.elf, but text and rodata share a page
+#                    (payload/shared.lds), which holds the entry point
 #   *.elf.gz         gzip -9 -n copies of all three
 #   kernel-pie.elf.zlib, kernel-high.elf.zlib   zlib (RFC 1950) copies
 
 PAYLOAD_DIR  := $(BUILD)/payload
-PAYLOAD_VARIANTS := pie exec high
+PAYLOAD_VARIANTS := pie exec high small shared
 
 PAYLOAD_PIE       := $(PAYLOAD_DIR)/kernel-pie.elf
 PAYLOAD_EXEC      := $(PAYLOAD_DIR)/kernel-exec.elf
 PAYLOAD_HIGH      := $(PAYLOAD_DIR)/kernel-high.elf
+PAYLOAD_SMALL     := $(PAYLOAD_DIR)/kernel-small.elf
+PAYLOAD_SHARED    := $(PAYLOAD_DIR)/kernel-shared.elf
 PAYLOAD_PIE_GZ    := $(PAYLOAD_PIE).gz
 PAYLOAD_EXEC_GZ   := $(PAYLOAD_EXEC).gz
 PAYLOAD_HIGH_GZ   := $(PAYLOAD_HIGH).gz
@@ -23,7 +29,8 @@ PAYLOAD_PIE_ZLIB  := $(PAYLOAD_PIE).zlib
 PAYLOAD_HIGH_ZLIB := $(PAYLOAD_HIGH).zlib
 PAYLOAD_DEFAULT   := $(PAYLOAD_PIE)
 
-PAYLOADS += $(PAYLOAD_PIE) $(PAYLOAD_EXEC) $(PAYLOAD_HIGH) \
+PAYLOADS += $(PAYLOAD_PIE) $(PAYLOAD_EXEC) $(PAYLOAD_HIGH) $(PAYLOAD_SMALL) \
+            $(PAYLOAD_SHARED) \
             $(PAYLOAD_PIE_GZ) $(PAYLOAD_EXEC_GZ) $(PAYLOAD_HIGH_GZ) \
             $(PAYLOAD_PIE_ZLIB) $(PAYLOAD_HIGH_ZLIB)
 
@@ -34,6 +41,10 @@ PAYLOAD_BASE_exec := 0x1000000
 PAYLOAD_PHYS_exec := 0x1000000
 PAYLOAD_BASE_high := 0xffffffff81000000
 PAYLOAD_PHYS_high := 0x1000000
+PAYLOAD_BASE_small := 0x1000000
+PAYLOAD_PHYS_small := 0x1000000
+PAYLOAD_BASE_shared := 0x1000000
+PAYLOAD_PHYS_shared := 0x1000000
 
 PAYLOAD_CFLAGS := -std=gnu11 $(WARN) -O2 -g -ffreestanding -nostdlib \
     -fno-builtin -fno-stack-protector -fno-stack-clash-protection \
@@ -43,6 +54,8 @@ PAYLOAD_CFLAGS := -std=gnu11 $(WARN) -O2 -g -ffreestanding -nostdlib \
 PAYLOAD_CFLAGS_pie  := -fpie -fvisibility=hidden -DPAYLOAD_VARIANT_PIE
 PAYLOAD_CFLAGS_exec := -fno-pic -mcmodel=large -DPAYLOAD_VARIANT_EXEC
 PAYLOAD_CFLAGS_high := -fno-pic -mcmodel=kernel -DPAYLOAD_VARIANT_HIGH
+PAYLOAD_CFLAGS_small := -fno-pic -mcmodel=small -DPAYLOAD_VARIANT_SMALL
+PAYLOAD_CFLAGS_shared := -fno-pic -mcmodel=large -DPAYLOAD_VARIANT_SHARED
 
 PAYLOAD_LDFLAGS := -nostdlib --no-undefined --fatal-warnings \
     -z max-page-size=0x1000 -z common-page-size=0x1000 -z noexecstack
@@ -50,6 +63,8 @@ PAYLOAD_LDFLAGS_pie  := -pie --no-dynamic-linker -z text -z norelro \
     -z separate-code --hash-style=sysv -T payload/pie.lds
 PAYLOAD_LDFLAGS_exec := --emit-relocs -T payload/exec.lds
 PAYLOAD_LDFLAGS_high := --emit-relocs -T payload/exec.lds
+PAYLOAD_LDFLAGS_small := --emit-relocs -T payload/exec.lds
+PAYLOAD_LDFLAGS_shared := --emit-relocs -T payload/shared.lds
 
 # the payload checks derivations with the loader's own SHA-256 code
 PAYLOAD_CORE := sha256 entropy
@@ -71,7 +86,7 @@ $(PAYLOAD_DIR)/$(1)/%.o: payload/%.S payload/payload.mk
 	@mkdir -p $$(@D)
 	$$(CC) $$(PAYLOAD_CFLAGS) $$(PAYLOAD_CFLAGS_$(1)) $$(DEPFLAGS) -c $$< -o $$@
 $(PAYLOAD_DIR)/kernel-$(1).elf: $(call PAYLOAD_OBJS,$(1)) payload/pie.lds \
-        payload/exec.lds payload/check-elf.sh
+        payload/exec.lds payload/shared.lds payload/check-elf.sh
 	$$(LD) $$(PAYLOAD_LDFLAGS) $$(PAYLOAD_LDFLAGS_$(1)) \
 	    --defsym=payload_link_base=$$(PAYLOAD_BASE_$(1)) \
 	    --defsym=payload_link_phys=$$(PAYLOAD_PHYS_$(1)) \

@@ -8,7 +8,10 @@
 #include <string.h>
 
 #include "elf_load.h"
+#include "elf_pages.h"
+#include "linux_boot.h"
 #include "linux_reloc.h"
+#include "reloc.h"
 
 #ifndef DT_RELRSZ
 #define DT_RELRSZ 35
@@ -121,8 +124,9 @@ static int elf_sorted_overlap(const struct elf_segment *s, unsigned n, int by_pa
 
 /*
  * Walk the program headers: record PT_LOADs (non-empty ones), refuse
- * PT_INTERP, remember the single PT_DYNAMIC, note W+X and the end of the
- * file bytes the segments describe.
+ * PT_INTERP, remember the single PT_DYNAMIC, note the first W+X segment
+ * (*ret_wx: its program header index + 1, or 0) and the end of the file
+ * bytes the segments describe.
  */
 static enum ldr_err elf_read_phdrs(const uint8_t *f, uint64_t size,
 				   const Elf64_Ehdr *eh, struct elf_image *img,
@@ -163,15 +167,16 @@ static enum ldr_err elf_read_phdrs(const uint8_t *f, uint64_t size,
 			continue;
 		if (img->nseg == ELF_MAX_SEGMENTS)
 			return LDR_E_TOO_MANY_PHDRS;
-		if ((ph.p_flags & (PF_W | PF_X)) == (PF_W | PF_X))
-			wx = 1;
+		/* the first W+X segment, as its program header index + 1 */
+		if ((ph.p_flags & (PF_W | PF_X)) == (PF_W | PF_X) && !wx)
+			wx = (int)i + 1;
 		if (ph.p_align > img->max_align)
 			img->max_align = ph.p_align;
 		img->seg[img->nseg++] = (struct elf_segment){
 			.vaddr = ph.p_vaddr, .paddr = ph.p_paddr,
 			.offset = ph.p_offset, .filesz = ph.p_filesz,
 			.memsz = ph.p_memsz, .align = ph.p_align,
-			.flags = ph.p_flags,
+			.flags = ph.p_flags, .phdr = i,
 		};
 	}
 	if (img->nseg == 0)
@@ -495,17 +500,73 @@ static enum ldr_err elf_check_rela_sections(struct elf_image *img)
 	return LDR_OK;
 }
 
+/* Are all n bytes at p zero?  (A loop: libefi has no memcmp.) */
+static int elf_all_zero(const uint8_t *p, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * Where an ET_EXEC's relocations come from, decided from the ELF itself:
+ *
+ *   1. --emit-relocs sections that relocate allocated sections: they are
+ *      used, and bytes after the image do not matter (they cannot leave
+ *      the kernel unrelocated).
+ *   2. Otherwise the bytes after elf_end, the end of the last thing the
+ *      ELF header, program headers, segments, section headers or sections
+ *      describe.  All zero: padding (e.g. to a sector multiple), nothing
+ *      to apply - "no relocations".  Anything else must be Linux's
+ *      appended table (vmlinux.bin is a stripped ELF with the table
+ *      concatenated by the kernel's build) with at least one entry; the
+ *      image must also obey Linux's link invariant, which elf_parse()
+ *      checks once the image is laid out by physical address.  Bytes that
+ *      are neither refuse the file: ignoring them could mean running an
+ *      unrelocated kernel, and taking them for a table would tolerate W+X.
+ *   3. No tail: ELF_RELOC_NONE, a kernel that can only run where linked.
+ */
+static enum ldr_err elf_exec_relocs(struct elf_image *img)
+{
+	const struct elf_linux_relocs *lr = &img->linux_relocs;
+	enum ldr_err err;
+
+	err = elf_check_rela_sections(img);
+	if (err != LDR_OK)
+		return err;
+	if (img->n_rela_sections) {
+		img->reloc_kind = ELF_RELOC_SECTIONS;
+		return LDR_OK;
+	}
+	if (elf_all_zero(img->file + img->elf_end, img->file_size - img->elf_end))
+		return LDR_OK;
+	err = linux_relocs_find(img->file, img->file_size, img->elf_end, &img->linux_relocs);
+	if (err != LDR_OK)
+		return err;
+	/* (a tail without entries is all zero, caught above: kept for clarity) */
+	if (lr->n64 + lr->ninv32 + lr->n32 == 0)
+		return LDR_E_LINUX_RELOCS;
+	img->reloc_kind = ELF_RELOC_LINUX;
+	return LDR_OK;
+}
+
 /*
  * Validate file[0, size) and describe it in *ret_img (on success only).
- * Order: header, program headers, section headers, Linux tail, W+X, layout,
- * entry, dynamic section, --emit-relocs sections.  Errors: see elf_load.h.
+ * Order: header, program headers, section headers, relocation source
+ * (ET_EXEC: sections, else the bytes after the image), W+X segments,
+ * layout, Linux's link invariant, entry, W+X pages, dynamic section, end
+ * limit (max_vend).  Errors: see elf_load.h.
  */
-enum ldr_err elf_parse(const void *file, uint64_t size,
-		       const struct elf_limits *lim, struct elf_image *ret_img)
+enum ldr_err elf_parse_diag(const void *file, uint64_t size,
+			    const struct elf_limits *lim, struct elf_image *ret_img,
+			    struct elf_wx_clash *wx_clash)
 {
 	const uint8_t *f = file;
 	struct elf_limits def = elf_default_limits();
 	struct elf_image img;
+	struct elf_page_range pages[ELF_PAGE_RANGES_MAX];
+	unsigned npages = 0;
 	Elf64_Ehdr eh;
 	Elf64_Phdr dyn = { 0 };
 	enum ldr_err err;
@@ -544,26 +605,31 @@ enum ldr_err elf_parse(const void *file, uint64_t size,
 	err = elf_read_shdrs(&eh, &img);
 	if (err != LDR_OK)
 		return err;
-
-	/*
-	 * How a Linux relocation table is recognised: the image is ET_EXEC
-	 * and the file continues past elf_end, the end of the last byte that
-	 * the ELF header, program headers, segments, section headers or
-	 * sections describe (vmlinux.bin is a stripped ELF with the table
-	 * concatenated by the kernel's build).  Such a tail must parse as a
-	 * table, else the file is refused: silently ignoring it could mean
-	 * running an unrelocated kernel.  Trailing bytes after an ET_DYN are
-	 * ignored (its own relocations are in PT_DYNAMIC).
-	 */
-	if (img.type == ET_EXEC && img.elf_end < size) {
-		err = linux_relocs_find(f, size, img.elf_end, &img.linux_relocs);
+	/* An ET_EXEC's own dynamic tables, if any, are never applied; bytes
+	 * after an ET_DYN are ignored (its relocations are in PT_DYNAMIC). */
+	if (img.type == ET_EXEC) {
+		err = elf_exec_relocs(&img);
 		if (err != LDR_OK)
 			return err;
-		img.reloc_kind = ELF_RELOC_LINUX;
 	}
-	if (wx && !(img.reloc_kind == ELF_RELOC_LINUX && lim->allow_wx_linux))
+
+	/*
+	 * W+X only for Linux (its init segment), and only when allowed.  A
+	 * table that turns out not to be Linux's is refused just below, so a
+	 * W+X image that is not Linux never gets through.
+	 */
+	if (wx && !(img.reloc_kind == ELF_RELOC_LINUX && lim->allow_wx_linux)) {
+		for (unsigned i = 0; wx_clash && i < img.nseg; i++)
+			if (img.seg[i].phdr == (unsigned)(wx - 1))
+				*wx_clash = (struct elf_wx_clash){
+					.off = 0, .phdr_w = img.seg[i].phdr,
+					.phdr_x = img.seg[i].phdr, .vaddr_w = img.seg[i].vaddr,
+					.vaddr_x = img.seg[i].vaddr,
+				};
 		return LDR_E_WX_SEGMENT;
-	img.has_wx = wx;
+	}
+	/* for now: may W+X pages exist (elf_page_map() below); then: do they */
+	img.has_wx = img.reloc_kind == ELF_RELOC_LINUX && lim->allow_wx_linux;
 
 	img.layout = lim->layout;
 	if (img.layout == ELF_LAYOUT_AUTO)
@@ -572,9 +638,21 @@ enum ldr_err elf_parse(const void *file, uint64_t size,
 	err = elf_place(&img, lim);
 	if (err != LDR_OK)
 		return err;
+	/* A Linux table behind an image that is not Linux-shaped is not one. */
+	if (img.reloc_kind == ELF_RELOC_LINUX &&
+	    (img.layout != ELF_LAYOUT_PADDR || !linux_link_ok(img.link_vbase, img.pbase)))
+		return LDR_E_LINUX_RELOCS;
 	err = elf_check_entry(&img);
 	if (err != LDR_OK)
 		return err;
+	/* pages shared by segments get the union of their permissions */
+	err = elf_page_map(&img, pages, ELF_PAGE_RANGES_MAX, &npages, wx_clash);
+	if (err != LDR_OK)
+		return err;
+	img.has_wx = wx != 0;
+	for (unsigned i = 0; i < npages; i++)
+		if ((pages[i].flags & (PT_W | PT_X)) == (PT_W | PT_X))
+			img.has_wx = 1;
 
 	if (img.has_dynamic) {
 		err = elf_read_dynamic(&img, &dyn);
@@ -586,16 +664,16 @@ enum ldr_err elf_parse(const void *file, uint64_t size,
 		if (!img.has_dynamic)
 			return LDR_E_NOT_RELOCATABLE;
 		img.reloc_kind = ELF_RELOC_DYNAMIC;
-	} else if (img.reloc_kind != ELF_RELOC_LINUX) {
-		/* An ET_EXEC's own dynamic tables, if any, are never applied. */
-		err = elf_check_rela_sections(&img);
-		if (err != LDR_OK)
-			return err;
-		if (img.n_rela_sections)
-			img.reloc_kind = ELF_RELOC_SECTIONS;
 	}
+	img.max_vend = reloc_max_vend(&img);
 	*ret_img = img;
 	return LDR_OK;
+}
+
+enum ldr_err elf_parse(const void *file, uint64_t size,
+		       const struct elf_limits *lim, struct elf_image *ret_img)
+{
+	return elf_parse_diag(file, size, lim, ret_img, NULL);
 }
 
 /* Copy the segments to dest by load_off, zero the rest; LDR_E_INVAL if too small. */

@@ -46,16 +46,21 @@ static void lb_put_e820(uint8_t *p, const struct mem_region *r)
 	lb_put32(p, 16, r->type);
 }
 
-int linux_detect(const struct elf_image *img)
+int linux_link_ok(uint64_t link_vbase, uint64_t pbase)
 {
 	uint64_t off;
 
+	if (link_vbase < LINUX_START_KERNEL_MAP)
+		return 0;
+	off = link_vbase - LINUX_START_KERNEL_MAP;
+	return off == pbase && off < LINUX_KERNEL_IMAGE_SIZE && off % LINUX_ALIGN == 0;
+}
+
+int linux_detect(const struct elf_image *img)
+{
 	if (!img || img->reloc_kind != ELF_RELOC_LINUX || img->layout != ELF_LAYOUT_PADDR)
 		return 0;
-	if (img->link_vbase < LINUX_START_KERNEL_MAP)
-		return 0;
-	off = img->link_vbase - LINUX_START_KERNEL_MAP;
-	return off == img->pbase && off < LINUX_KERNEL_IMAGE_SIZE && off % LINUX_ALIGN == 0;
+	return linux_link_ok(img->link_vbase, img->pbase);
 }
 
 uint64_t linux_slot_size(const struct elf_image *img)

@@ -13,11 +13,16 @@
 #include "reloc.h"
 #include "linux_reloc.h"
 
+/* Where -mcmodel=kernel code is linked: the top 2 GiB, which sign-extended
+ * 32-bit fields reach. */
+#define RELOC_TOP_2G 0xffffffff80000000ULL
+
 struct reloc_ctx {
 	const struct elf_image *img;
-	uint8_t *dest;
+	uint8_t *dest;              /* NULL: scan for max_vend, write nothing */
 	uint64_t delta;
 	struct reloc_report *rep;
+	uint64_t max_vend;          /* scan: the lowest limit so far, 0 = none */
 };
 
 /* dest offset of the width-byte field at link address addr, bounds-checked. */
@@ -216,12 +221,65 @@ static int reloc_fits32(uint32_t v, int64_t d, int is_signed)
 }
 
 /*
+ * The 32 bits elf_load() stores at loaded offset off: file bytes of the
+ * segment there, zero in BSS and gaps.  (Segments do not overlap.)
+ */
+static uint32_t reloc_loaded32(const struct elf_image *img, uint64_t off)
+{
+	uint32_t v = 0;
+
+	for (unsigned b = 0; b < 4; b++) {
+		uint64_t o = off + b;
+
+		for (unsigned i = 0; i < img->nseg; i++) {
+			const struct elf_segment *s = &img->seg[i];
+
+			if (o >= s->load_off && o - s->load_off < s->filesz)
+				v |= (uint32_t)img->file[s->offset + (o - s->load_off)] << (8 * b);
+		}
+	}
+	return v;
+}
+
+/*
+ * Scan: lower c->max_vend for the 32-bit field at loaded offset off.  It
+ * holds v (zero- or sign-extended), r = v - link_vbase past the image
+ * start; at a new base b it becomes b + r, which must stay <= top
+ * (0xffffffff, or 0x7fffffff for 32S).  With the image end E = b +
+ * load_size that is E <= top - r + load_size, never more than top + 1 (the
+ * 4 or 2 GiB of the type) while the field points inside the image; a
+ * field at or past the end (cmp $_end) lowers it by how far past the last
+ * byte it points.  A field below the image start (r < 0) bounds how far
+ * the image may move down, which is not an end limit: reloc_apply()
+ * still checks every field.
+ */
+static void reloc_limit32(struct reloc_ctx *c, uint64_t off, int is_signed)
+{
+	const struct elf_image *img = c->img;
+	uint32_t v = reloc_loaded32(img, off);
+	uint64_t ext = is_signed ? (uint64_t)(int64_t)(int32_t)v : (uint64_t)v;
+	int64_t r = (int64_t)(ext - img->link_vbase);
+	uint64_t lim = is_signed ? (uint64_t)INT32_MAX + 1 : (uint64_t)UINT32_MAX + 1;
+
+	if (r > 0 && (uint64_t)r >= img->load_size) {
+		uint64_t past = (uint64_t)r - img->load_size + 1;
+
+		/* past < lim for any v that fitted at link time; 1 = nowhere */
+		lim = past < lim ? lim - past : 1;
+	}
+	if (c->max_vend == 0 || lim < c->max_vend)
+		c->max_vend = lim;
+}
+
+/*
  * One --emit-relocs section.  The linker has already stored S + A (or
  * S + A - P) in each field, so a field is adjusted in place:
  *   64, 32, 32S:        + delta when S moves (defined in an SHF_ALLOC section)
  *   PC32, PLT32, PC64:  - delta when S does not move (SHN_ABS, undefined
  *                       weak, symbol 0), since P moves and S stays
  * 32 and 32S are range-checked as zero- and sign-extended values.
+ * Scan mode (c->dest NULL) only feeds the 32 and 32S fields that would be
+ * adjusted to reloc_limit32().
  */
 static enum ldr_err reloc_section(struct reloc_ctx *c, const Elf64_Shdr *rs)
 {
@@ -284,6 +342,11 @@ static enum ldr_err reloc_section(struct reloc_ctx *c, const Elf64_Shdr *rs)
 				reloc_shdr(img, s.st_shndx, &home);
 				moves = (home.sh_flags & SHF_ALLOC) != 0;
 			}
+		}
+		if (!c->dest) {
+			if (moves && (type == R_X86_64_32 || type == R_X86_64_32S))
+				reloc_limit32(c, place, type == R_X86_64_32S);
+			continue;
 		}
 		switch (type) {
 		case R_X86_64_64:
@@ -361,6 +424,7 @@ enum ldr_err reloc_apply(const struct elf_image *img, void *dest,
 	c.dest = dest;
 	c.delta = new_vbase - img->link_vbase;
 	c.rep = report;
+	c.max_vend = 0;
 
 	switch (img->reloc_kind) {
 	case ELF_RELOC_NONE:
@@ -386,4 +450,27 @@ enum ldr_err reloc_apply(const struct elf_image *img, void *dest,
 		report->bad_addr = 0;
 	}
 	return err;
+}
+
+/*
+ * The end limit of an image with --emit-relocs sections linked below the
+ * top 2 GiB: the same walk as reloc_apply(), writing nothing.  A walk that
+ * stops at a bad entry returns the limit so far: reloc_apply() refuses
+ * that entry at every base anyway.
+ */
+uint64_t reloc_max_vend(const struct elf_image *img)
+{
+	struct reloc_report scratch;
+	struct reloc_ctx c;
+
+	if (!img || img->reloc_kind != ELF_RELOC_SECTIONS || img->link_vbase >= RELOC_TOP_2G)
+		return 0;
+	memset(&scratch, 0, sizeof(scratch));
+	c.img = img;
+	c.dest = NULL;
+	c.delta = 0;
+	c.rep = &scratch;
+	c.max_vend = 0;
+	(void)reloc_sections(&c);
+	return c.max_vend;
 }

@@ -491,9 +491,14 @@ static void segment_cases(const struct blob *pie)
 	c = dup_blob(pie, 0);
 	EDIT_EH(&c, e.e_entry = 0x7fff0000);
 	emit("entry-outside", "LDR_E_ENTRY_OUTSIDE", &c);
-	c = dup_blob(pie, 0);
-	EDIT_EH(&c, e.e_entry = 0x3010);
-	emit("entry-in-rodata", "LDR_E_ENTRY_OUTSIDE", &c);
+	{
+		Elf64_Phdr rph;
+
+		get_ph(pie, ro, &rph);
+		c = dup_blob(pie, 0);
+		EDIT_EH(&c, e.e_entry = rph.p_vaddr + 0x10);
+		emit("entry-in-rodata", "LDR_E_ENTRY_OUTSIDE", &c);
+	}
 	c = dup_blob(pie, 0);
 	EDIT_PH(&c, text, ph.p_flags &= ~(uint32_t)PF_X);
 	emit("no-exec-segment", "LDR_E_ENTRY_OUTSIDE", &c);
@@ -580,6 +585,68 @@ static void dynamic_cases(const struct blob *pie)
 	emit("reloc-symbol-index", "LDR_E_RELOC_SYMBOL", &c);
 }
 
+/* ------------------------------------------------------------ tails */
+
+#define LINUX_MAP 0xffffffff80000000ULL /* Linux's __START_KERNEL_map */
+
+/*
+ * The exec payload without section headers (so without its --emit-relocs
+ * sections), cut after its last segment; the extra bytes of room after it
+ * are zero.
+ */
+static struct blob stripped_exec(const struct blob *exec, size_t extra)
+{
+	struct blob c = dup_blob(exec, extra);
+	Elf64_Phdr rw;
+
+	get_ph(&c, find_ph(&c, PT_LOAD, PF_W, 0), &rw);
+	EDIT_EH(&c, e.e_shnum = 0; e.e_shoff = 0; e.e_shstrndx = 0);
+	c.n = (size_t)(rw.p_offset + rw.p_filesz);
+	memset(c.p + c.n, 0, exec->n + extra - c.n);
+	return c;
+}
+
+/* Make the text segment writable too (W+X). */
+static void text_wx(struct blob *b)
+{
+	EDIT_PH(b, find_ph(b, PT_LOAD, PF_X, 0), ph.p_flags |= PF_W);
+}
+
+/* 16 bytes that are neither padding nor a Linux table (room: 16 + 1). */
+static void append_garbage(struct blob *b)
+{
+	memcpy(b->p + b->n, "this is garbage!", 16);
+	b->n += 16;
+}
+
+/* Zeros up to the next 4 KiB multiple (a page when already at one). */
+static void pad_page(struct blob *b)
+{
+	b->n = (b->n | 0xfff) + 1;
+}
+
+/* Link every PT_LOAD at physical + LINUX_MAP, as x86-64 Linux is. */
+static void linux_shape(struct blob *b)
+{
+	Elf64_Ehdr eh;
+
+	get_eh(b, &eh);
+	for (unsigned i = 0; i < eh.e_phnum; i++)
+		EDIT_PH(b, i, if (ph.p_type == PT_LOAD) ph.p_vaddr = ph.p_paddr + LINUX_MAP);
+}
+
+/* Append Linux's table [0][64-bit ...][0][0]: n 64-bit fields, no others. */
+static void append_linux_table(struct blob *b, const uint32_t *v64, unsigned n)
+{
+	put_le32(b->p + b->n, 0);
+	b->n += 4;
+	for (unsigned i = 0; i < n; i++, b->n += 4)
+		put_le32(b->p + b->n, v64[i]);
+	put_le32(b->p + b->n, 0);
+	put_le32(b->p + b->n + 4, 0);
+	b->n += 8;
+}
+
 static void exec_cases(const struct blob *exec)
 {
 	size_t rtext = first_rela_of_section(exec, ".rela.text");
@@ -617,29 +684,144 @@ static void exec_cases(const struct blob *exec)
 	EDIT_SH(&c, find_sh(&c, ".rela.text"), sh.sh_info = 999);
 	emit("exec-rela-info", "LDR_E_SHDRS_OUTSIDE", &c);
 
-	/* bytes after the ELF: taken for a Linux relocation table */
-	c = dup_blob(exec, 64);
-	memcpy(c.p + c.n, "this is garbage!", 16);
-	c.n += 16;
-	emit("exec-trailing-garbage", "LDR_E_LINUX_RELOCS", &c);
-	c = dup_blob(exec, 64);
-	c.n += 8; /* two zero words: a table needs three separators */
-	emit("exec-trailing-zeros", "LDR_E_LINUX_RELOCS", &c);
-	/* a well-formed table naming a field far outside the image */
-	c = dup_blob(exec, 64);
-	put_le32(c.p + c.n + 12, 0x7ff00000);
-	c.n += 16;
-	emit("exec-linux-reloc-outside", "LDR_E_RELOC_TARGET", &c);
 	/* section headers stripped: no relocations to move it with */
-	c = dup_blob(exec, 0);
-	{
-		Elf64_Phdr rw;
-
-		get_ph(&c, find_ph(&c, PT_LOAD, PF_W, 0), &rw);
-		EDIT_EH(&c, e.e_shnum = 0; e.e_shoff = 0; e.e_shstrndx = 0);
-		c.n = (size_t)(rw.p_offset + rw.p_filesz);
-	}
+	c = stripped_exec(exec, 0);
 	emit("exec-stripped", "LDR_E_NOT_RELOCATABLE", &c);
+}
+
+/*
+ * Bytes after the ELF image.  Zero padding (e.g. to a 4 KiB multiple) is not
+ * a relocation table: an --emit-relocs kernel is still moved by its
+ * sections, one without them stays unrelocatable, and W^X stays.  A Linux
+ * table is taken only behind a Linux-shaped image (virtual = physical +
+ * 0xffffffff80000000) and only with entries; other bytes are refused.
+ */
+static void tail_cases(const struct blob *exec)
+{
+	size_t rtext = first_rela_of_section(exec, ".rela.text");
+	size_t rdata = first_rela_of_section(exec, ".rela.data");
+	uint32_t fields[4];
+	struct blob c;
+	Elf64_Rela r0;
+
+	memcpy(&r0, exec->p + rtext, sizeof(r0));
+	for (unsigned i = 0; i < 4; i++) {
+		Elf64_Rela r;
+
+		memcpy(&r, exec->p + rdata + i * sizeof(r), sizeof(r));
+		if (ELF64_R_TYPE(r.r_info) != R_X86_64_64)
+			fail(".rela.data does not start with 64-bit relocations");
+		fields[i] = (uint32_t)(r.r_offset + LINUX_MAP);
+	}
+
+	c = dup_blob(exec, 0x1000);
+	pad_page(&c);
+	emit("exec-zero-padded", "LDR_OK", &c);
+	/* proof that the sections are applied: a 32S field that cannot move */
+	c = dup_blob(exec, 0x1000);
+	edit_rela(&c, rtext, 0, 0, 1, ELF64_R_INFO(ELF64_R_SYM(r0.r_info), R_X86_64_32S));
+	put_le32(c.p + 0x1000 + (r0.r_offset - 16 * MIB), 0x7fff0000);
+	pad_page(&c);
+	emit("exec-zero-padded-32s-range", "LDR_E_RELOC_RANGE", &c);
+	c = dup_blob(exec, 0x1000);
+	text_wx(&c);
+	pad_page(&c);
+	emit("exec-zero-padded-wx", "LDR_E_WX_SEGMENT", &c);
+	c = dup_blob(exec, 64);
+	append_garbage(&c);
+	emit("exec-trailing-garbage", "LDR_OK", &c);
+
+	c = stripped_exec(exec, 0x1000);
+	pad_page(&c);
+	emit("exec-stripped-zero-padded", "LDR_E_NOT_RELOCATABLE", &c);
+	c = stripped_exec(exec, 0x1000);
+	text_wx(&c);
+	pad_page(&c);
+	emit("exec-stripped-zero-padded-wx", "LDR_E_WX_SEGMENT", &c);
+	c = stripped_exec(exec, 64);
+	append_garbage(&c);
+	emit("exec-stripped-trailing-garbage", "LDR_E_LINUX_RELOCS", &c);
+	c = stripped_exec(exec, 64);
+	c.n += 8; /* a zero and a non-zero word: not padding, too short for a table */
+	c.p[c.n - 1] = 1;
+	emit("exec-stripped-trailing-word", "LDR_E_LINUX_RELOCS", &c);
+	/* a well-formed table, but the image is not Linux-shaped */
+	c = stripped_exec(exec, 64);
+	append_linux_table(&c, fields, 4);
+	emit("exec-stripped-linux-table", "LDR_E_LINUX_RELOCS", &c);
+
+	/* Linux-shaped: the table is taken, W+X tolerated */
+	c = stripped_exec(exec, 64);
+	linux_shape(&c);
+	append_linux_table(&c, fields, 4);
+	emit("linux-shaped-table", "LDR_OK", &c);
+	c = stripped_exec(exec, 64);
+	linux_shape(&c);
+	text_wx(&c);
+	append_linux_table(&c, fields, 4);
+	emit("linux-shaped-wx", "LDR_OK", &c);
+	/* ... unless the "table" has no entries: three zero words are padding */
+	c = stripped_exec(exec, 64);
+	linux_shape(&c);
+	text_wx(&c);
+	append_linux_table(&c, NULL, 0);
+	emit("linux-shaped-empty-table-wx", "LDR_E_WX_SEGMENT", &c);
+	/* a well-formed table naming a field far outside the image */
+	c = stripped_exec(exec, 64);
+	linux_shape(&c);
+	fields[0] = 0x7ff00000;
+	append_linux_table(&c, fields, 1);
+	emit("linux-shaped-reloc-outside", "LDR_E_RELOC_TARGET", &c);
+}
+
+/*
+ * The exec payload with its rodata segment moved into the last, partly
+ * used page of its text (16-byte aligned, right after the code), with
+ * flags: read-only gives an R+X page, writable a W+X one.  bss != 0 makes
+ * it a segment without file bytes.
+ */
+static struct blob text_page_shared(const struct blob *exec, uint32_t flags, int bss)
+{
+	struct blob c = dup_blob(exec, 0);
+	unsigned ti = find_ph(&c, PT_LOAD, PF_X, 0), ri = find_ph(&c, PT_LOAD, 0, 1);
+	Elf64_Phdr t, r;
+	uint64_t end;
+
+	get_ph(&c, ti, &t);
+	get_ph(&c, ri, &r);
+	end = t.p_vaddr + t.p_memsz;
+	if (r.p_flags != PF_R || end % 0x1000 == 0 || end % 0x1000 > 0xf00)
+		fail("exec payload: no partly used last text page for rodata");
+	r.p_vaddr = ((end + 15) & ~(uint64_t)15) + (r.p_offset & 15);
+	r.p_paddr = r.p_vaddr;
+	r.p_align = 16;
+	r.p_flags = flags;
+	if (bss)
+		r.p_filesz = 0;
+	if ((r.p_vaddr ^ (end - 1)) & ~(uint64_t)0xfff)
+		fail("exec payload: moved rodata left the last text page");
+	put_ph(&c, ri, &r);
+	return c;
+}
+
+/* Pages shared by segments: the union of their permissions, W+X refused. */
+static void shared_page_cases(const struct blob *exec)
+{
+	struct blob c;
+
+	c = text_page_shared(exec, PF_R, 0);
+	emit("shared-page-text-rodata", "LDR_OK", &c);
+	c = text_page_shared(exec, PF_R | PF_W, 0);
+	emit("shared-page-text-data", "LDR_E_WX_PAGE", &c);
+	c = text_page_shared(exec, PF_R | PF_W, 1);
+	emit("shared-page-text-bss", "LDR_E_WX_PAGE", &c);
+	c = text_page_shared(exec, PF_R | PF_W, 0);
+	{
+		struct blob g = gz(&c);
+
+		free(c.p);
+		emit("gz-of-shared-page-wx", "LDR_E_WX_PAGE", &g);
+	}
 }
 
 static void synthetic_cases(void)
@@ -795,6 +977,8 @@ int main(int argc, char **argv)
 	segment_cases(&pie);
 	dynamic_cases(&pie);
 	exec_cases(&exec);
+	tail_cases(&exec);
+	shared_page_cases(&exec);
 	synthetic_cases();
 	gzip_cases(&pie, &exec);
 	printf("mkcorpus: %d malformed cases and %d controls in %s\n", n_cases, n_ok, out_dir);

@@ -2,13 +2,14 @@
  * fuzz_elf.c - libFuzzer target: elf_parse() of untrusted bytes, then (for
  * images up to 64 MiB) elf_load() into an exact-size buffer and
  * reloc_apply() to a base the input chooses; checks what elf_parse()
- * promises about the image it accepted.
+ * promises about the image it accepted, its page map (elf_page_map()) and
+ * its end limit (max_vend).
  *
  * Bytes 9..15 of the input (EI_PAD, which elf_parse() ignores) steer the
  * harness, so the fuzzer can vary them without breaking the ELF:
  *   [15] bits 0-1 layout (AUTO, VADDR, PADDR, AUTO), bit 2 refuse Linux W+X,
  *        bit 3 a 1 MiB image limit, bit 4 a limit of 4 program headers
- *   [14] which new base: see fuzz_base()
+ *   [14] which new base (low 4 bits): see fuzz_base()
  *   [9..13] a 2 MiB slot number for the "any slot" bases
  */
 #include <elf.h>
@@ -17,6 +18,8 @@
 #include <string.h>
 
 #include "elf_load.h"
+#include "elf_pages.h"
+#include "linux_boot.h"
 #include "reloc.h"
 
 #define FUZZ_MAX_LOAD (64 * MIB)
@@ -65,7 +68,7 @@ static uint64_t fuzz_base(const uint8_t *d, size_t n, const struct elf_image *im
 		return 0x40000000;
 	for (int i = 13; i >= 9; i--)
 		slot = slot << 8 | d[i];
-	switch (d[14] & 7) {
+	switch (d[14] & 15) {
 	case 0: return 0x40000000;                      /* what check_corpus uses */
 	case 1: return img->link_vbase;                 /* delta 0 */
 	case 2: return 0xffffffff80000000ULL + slot % 512 * 2 * MIB;  /* kernel space */
@@ -73,7 +76,55 @@ static uint64_t fuzz_base(const uint8_t *d, size_t n, const struct elf_image *im
 	case 4: return 0;
 	case 5: return img->link_vbase + 2 * MIB;
 	case 6: return img->link_vbase - 2 * MIB;
+	case 8:                                         /* the highest slot under max_vend */
+		if (img->max_vend > img->load_size)
+			return ldr_align_down(img->max_vend - img->load_size, 2 * MIB);
+		return 0x40000000;
 	default: return UINT64_MAX - 2 * MIB + 1;
+	}
+}
+
+/*
+ * elf_page_map() of an accepted image: sorted, page-aligned, inside the
+ * image, W+X only when tolerated; and for images up to 4 MiB, page by
+ * page the union of the segments touching it (gaps in no range).
+ */
+static void check_pages(const struct elf_image *img)
+{
+	struct elf_page_range r[ELF_PAGE_RANGES_MAX];
+	unsigned n = 0, k = 0;
+	uint64_t end = 0;
+
+	if (elf_page_map(img, r, ELF_PAGE_RANGES_MAX, &n, NULL) != LDR_OK)
+		abort();
+	for (unsigned i = 0; i < n; i++) {
+		if (r[i].off % PAGE_SIZE || r[i].size == 0 || r[i].size % PAGE_SIZE ||
+		    r[i].off < end || !ldr_in_bounds(r[i].off, r[i].size, img->load_size))
+			abort();
+		if ((r[i].flags & (PT_W | PT_X)) == (PT_W | PT_X) && !img->has_wx)
+			abort();
+		if (i > 0 && r[i].off == end && r[i].flags == r[i - 1].flags)
+			abort();   /* not merged */
+		end = r[i].off + r[i].size;
+	}
+	if (img->load_size > 4 * MIB)
+		return;
+	for (uint64_t p = 0; p < img->load_size; p += PAGE_SIZE) {
+		uint32_t f = 0;
+		int touched = 0;
+
+		for (unsigned i = 0; i < img->nseg; i++) {
+			const struct elf_segment *s = &img->seg[i];
+
+			if (s->load_off < p + PAGE_SIZE && s->load_off + s->memsz > p) {
+				touched = 1;
+				f |= ((s->flags & PF_W) ? PT_W : 0) | ((s->flags & PF_X) ? PT_X : 0);
+			}
+		}
+		while (k < n && r[k].off + r[k].size <= p)
+			k++;
+		if (touched != (k < n && r[k].off <= p) || (touched && r[k].flags != f))
+			abort();
 	}
 }
 
@@ -111,8 +162,23 @@ static void check_image(const struct elf_image *img, const struct elf_limits *li
 	}
 	if (img->has_wx && (img->reloc_kind != ELF_RELOC_LINUX || !lim->allow_wx_linux))
 		abort();
+	check_pages(img);
 	if (img->reloc_kind == ELF_RELOC_LINUX &&
 	    !ldr_in_bounds(img->linux_relocs.off, img->linux_relocs.len, size))
+		abort();
+	/* a Linux table has entries and sits behind a Linux-shaped image */
+	if (img->reloc_kind == ELF_RELOC_LINUX &&
+	    (img->linux_relocs.n64 + img->linux_relocs.ninv32 + img->linux_relocs.n32 == 0 ||
+	     !linux_detect(img)))
+		abort();
+	/* the end limit: only from --emit-relocs sections of a kernel linked
+	 * below the top 2 GiB, and never above 4 GiB (32-bit fields) */
+	if (img->max_vend && (img->reloc_kind != ELF_RELOC_SECTIONS ||
+			      img->link_vbase >= 0xffffffff80000000ULL ||
+			      img->max_vend > 4 * GIB))
+		abort();
+	/* an ET_EXEC with --emit-relocs sections is moved by them */
+	if (img->type == ET_EXEC && img->n_rela_sections && img->reloc_kind != ELF_RELOC_SECTIONS)
 		abort();
 }
 

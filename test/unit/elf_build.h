@@ -4,7 +4,7 @@
  * start from a good file and break one thing.  Three shapes:
  *
  *   PIE (ET_DYN), vbase 0            ET_EXEC --emit-relocs, higher half
- *   file 0x0000 text R-X  vaddr 0    file 0x1000 .text  R-X  EB_V
+ *   file 0x0000 text R-X  vaddr 0    file 0x1000 .text  R-X  EB_V (or EB_P)
  *        0x0040 phdrs                     0x2000 .data  RW-  EB_V+0x1000
  *        0x0200 .dynsym                   (bss to EB_V+0x3000)
  *        0x02b0 .dynstr                   0x3000 .symtab, 0x3400 .strtab
@@ -243,22 +243,26 @@ static inline void eb_shdr(struct eb *e, unsigned i, uint32_t type, uint64_t fla
 				 .sh_addralign = 8, .sh_entsize = entsize };
 }
 
-/* ET_EXEC at EB_V linked with --emit-relocs; add relocs with eb_srela(). */
-static inline void eb_exec(struct eb *e)
+/*
+ * ET_EXEC linked at v (text; data at v + 0x1000), loaded at EB_P, with
+ * --emit-relocs sections; add relocs with eb_srela().  eb_exec(): v = EB_V
+ * (higher half); v = EB_P gives an identity-linked kernel.
+ */
+static inline void eb_exec_at(struct eb *e, uint64_t v)
 {
-	eb_header(e, ET_EXEC, EB_V + 0x10);
-	eb_phdr(e, PT_LOAD, PF_R | PF_X, 0x1000, EB_V, EB_P, 0x1000, 0x1000, 0x1000);
-	eb_phdr(e, PT_LOAD, PF_R | PF_W, 0x2000, EB_V + 0x1000, EB_P + 0x1000,
+	eb_header(e, ET_EXEC, v + 0x10);
+	eb_phdr(e, PT_LOAD, PF_R | PF_X, 0x1000, v, EB_P, 0x1000, 0x1000, 0x1000);
+	eb_phdr(e, PT_LOAD, PF_R | PF_W, 0x2000, v + 0x1000, EB_P + 0x1000,
 		0x1000, 0x2000, 0x1000);
 	e->size = EB_SHDR_OFF + EB_S_COUNT * sizeof(Elf64_Shdr);
 	e->eh.e_shoff = EB_SHDR_OFF;
 	e->eh.e_shnum = EB_S_COUNT;
 	e->eh.e_shentsize = sizeof(Elf64_Shdr);
-	eb_shdr(e, EB_S_TEXT, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, EB_V, 0x1000,
+	eb_shdr(e, EB_S_TEXT, SHT_PROGBITS, SHF_ALLOC | SHF_EXECINSTR, v, 0x1000,
 		0x1000, 0, 0, 0);
-	eb_shdr(e, EB_S_DATA, SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, EB_V + 0x1000,
+	eb_shdr(e, EB_S_DATA, SHT_PROGBITS, SHF_ALLOC | SHF_WRITE, v + 0x1000,
 		0x2000, 0x1000, 0, 0, 0);
-	eb_shdr(e, EB_S_BSS, SHT_NOBITS, SHF_ALLOC | SHF_WRITE, EB_V + 0x2000,
+	eb_shdr(e, EB_S_BSS, SHT_NOBITS, SHF_ALLOC | SHF_WRITE, v + 0x2000,
 		0x3000, 0x1000, 0, 0, 0);
 	eb_shdr(e, EB_S_SYMTAB, SHT_SYMTAB, 0, 0, EB_SYMTAB_OFF,
 		EB_NSYM * sizeof(Elf64_Sym), EB_S_STRTAB, 1, sizeof(Elf64_Sym));
@@ -271,8 +275,13 @@ static inline void eb_exec(struct eb *e)
 	eb_shdr(e, EB_S_DEBUG, SHT_PROGBITS, 0, 0, 0x3b00, 0x100, 0, 0, 0);
 	eb_shdr(e, EB_S_RELA_DEBUG, SHT_RELA, SHF_INFO_LINK, 0, EB_RELA_OFF + 0x200, 0,
 		EB_S_SYMTAB, EB_S_DEBUG, sizeof(Elf64_Rela));
-	eb_symbols(e, EB_SYMTAB_OFF, EB_STRTAB_OFF, EB_V + 0x1000, EB_V + 0x10,
+	eb_symbols(e, EB_SYMTAB_OFF, EB_STRTAB_OFF, v + 0x1000, v + 0x10,
 		   EB_S_TEXT, EB_S_DATA, EB_S_DEBUG);
+}
+
+static inline void eb_exec(struct eb *e)
+{
+	eb_exec_at(e, EB_V);
 }
 
 /* ET_EXEC: file offset of the byte at link vaddr v (text or data). */

@@ -97,6 +97,14 @@ static void m_entry_bss(struct eb *e) { e->ph[0].p_filesz = 0x800; e->eh.e_entry
 static void m_entry_linux_virt_data(struct eb *e) { e->eh.e_entry = EB_P + 0x1010; }
 static void m_wx(struct eb *e) { e->ph[1].p_flags |= PF_X; }
 static void m_wx_exec(struct eb *e) { e->ph[0].p_flags |= PF_W; }
+/* ET_EXEC: text shrunk to half a page, data starting right after it */
+static void m_shared_wx(struct eb *e)
+{
+	e->ph[0].p_filesz = e->ph[0].p_memsz = 0x800;
+	e->ph[1].p_vaddr = EB_V + 0x800;
+	e->ph[1].p_paddr = EB_P + 0x800;
+	e->ph[1].p_align = 0x800;
+}
 static void l_no_wx(struct elf_limits *l) { l->allow_wx_linux = 0; }
 static void l_vaddr(struct elf_limits *l) { l->layout = ELF_LAYOUT_VADDR; }
 static void l_phdrs2(struct elf_limits *l) { l->max_phdrs = 2; }
@@ -232,6 +240,7 @@ static const struct parse_case parse_cases[] = {
 	{ "W+X data (PIE)", K_PIE, m_wx, NULL, NULL, LDR_E_WX_SEGMENT },
 	{ "W+X text (ET_EXEC)", K_EXEC, m_wx_exec, NULL, NULL, LDR_E_WX_SEGMENT },
 	{ "Linux W+X not allowed", K_LINUX, NULL, NULL, l_no_wx, LDR_E_WX_SEGMENT },
+	{ "text and data share a page", K_EXEC, m_shared_wx, NULL, NULL, LDR_E_WX_PAGE },
 	{ "PT_INTERP", K_PIE, m_interp, NULL, NULL, LDR_E_INTERP },
 	{ "DT_NEEDED", K_PIE, m_needed, NULL, NULL, LDR_E_DYN_NEEDED },
 	{ "DT_TEXTREL", K_PIE, m_textrel, NULL, NULL, LDR_E_DYN_TEXTREL },
@@ -264,7 +273,8 @@ static const struct parse_case parse_cases[] = {
 	{ "symtab outside", K_EXEC, m_symtab_sec_outside, NULL, NULL, LDR_E_RELOC_SYMBOL },
 	{ "Linux table, first 0 missing", K_LINUX, NULL, p_linux_one_sep_missing, NULL, LDR_E_LINUX_RELOCS },
 	{ "Linux table, no separators", K_LINUX, m_linux_no_seps, NULL, NULL, LDR_E_LINUX_RELOCS },
-	{ "Linux table, 8 bytes", K_LINUX, m_linux_short, NULL, NULL, LDR_E_LINUX_RELOCS },
+	/* two zero words are padding, not a table: not Linux, so no W+X */
+	{ "Linux table, 8 zero bytes", K_LINUX, m_linux_short, NULL, NULL, LDR_E_WX_SEGMENT },
 	{ "Linux table, odd tail", K_LINUX, NULL, p_linux_odd_tail, NULL, LDR_E_LINUX_RELOCS },
 	{ "Linux table, garbage before", K_LINUX, NULL, p_linux_garbage_pad, NULL, LDR_E_LINUX_RELOCS },
 };
@@ -364,6 +374,117 @@ TEST(test_valid_exec)
 	/* ... and bytes after it are not a Linux table. */
 	e.buf[e.size++] = 1;
 	CHECK(elf_parse(e.buf, e.size, NULL, &img) == LDR_E_LINUX_RELOCS, "ET_EXEC + 1 byte");
+}
+
+/* ---- bytes after the ELF image: padding, a Linux table, or neither ---- */
+static void t_strip(struct eb *e)
+{
+	e->eh.e_shnum = 0;
+	e->eh.e_shoff = 0;
+	e->size = 0x3000;
+	memset(e->buf + 0x3000, 0, EB_SIZE - 0x3000);  /* symtab, strtab, relas */
+}
+/* virtual = physical: not Linux's link invariant */
+static void t_identity(struct eb *e)
+{
+	for (unsigned i = 0; i < e->nph; i++)
+		e->ph[i].p_vaddr = e->ph[i].p_paddr;
+	e->eh.e_entry = EB_P + 0x10;
+}
+static void t_strip_wx(struct eb *e) { t_strip(e); m_wx_exec(e); }
+static void t_strip_identity(struct eb *e) { t_strip(e); t_identity(e); }
+static void t_table(struct eb *e)
+{
+	static const uint32_t r64[] = { (uint32_t)(EB_V + 0x1100) };
+
+	eb_linux_table(e, r64, 1, NULL, 0, NULL, 0);
+}
+static void t_strip_table(struct eb *e) { t_strip(e); t_table(e); }
+static void t_identity_table(struct eb *e) { t_strip_identity(e); t_table(e); }
+static void t_empty_table(struct eb *e)
+{
+	e->nlinux = 0;
+	eb_linux_table(e, NULL, 0, NULL, 0, NULL, 0);
+}
+static void t_linux_skew(struct eb *e)
+{
+	e->ph[0].p_vaddr += 2 * MIB;
+	e->ph[1].p_vaddr += 2 * MIB;
+	e->ph[3].p_vaddr += 2 * MIB;
+}
+/* zeros up to the next 4 KiB boundary (a whole page when already there) */
+static void t_pad_page(struct eb *e) { e->size = (e->size | 0xfff) + 1; }
+static void t_pad12(struct eb *e) { e->size += 12; }
+static void t_garbage(struct eb *e)
+{
+	memcpy(e->buf + e->size, "this is garbage!", 16);
+	e->size += 16;
+}
+
+struct tail_case {
+	const char *name;
+	enum eb_kind kind;
+	void (*pre)(struct eb *e);
+	void (*post)(struct eb *e);
+	enum ldr_err want;
+	enum elf_reloc_kind want_kind;    /* checked when want == LDR_OK */
+	enum elf_layout want_layout;
+};
+
+static const struct tail_case tail_cases[] = {
+	{ "zero-padded --emit-relocs kernel", K_EXEC, NULL, t_pad_page, LDR_OK,
+	  ELF_RELOC_SECTIONS, ELF_LAYOUT_VADDR },
+	{ "zero-padded W+X --emit-relocs kernel", K_EXEC, m_wx_exec, t_pad_page,
+	  LDR_E_WX_SEGMENT, 0, 0 },
+	{ "garbage after an --emit-relocs kernel", K_EXEC, NULL, t_garbage, LDR_OK,
+	  ELF_RELOC_SECTIONS, ELF_LAYOUT_VADDR },
+	{ "Linux table after an --emit-relocs kernel", K_EXEC, t_table, NULL, LDR_OK,
+	  ELF_RELOC_SECTIONS, ELF_LAYOUT_VADDR },
+	{ "zero-padded kernel without sections", K_EXEC, t_strip, t_pad_page, LDR_OK,
+	  ELF_RELOC_NONE, ELF_LAYOUT_VADDR },
+	{ "12 zero bytes after a kernel without sections", K_EXEC, t_strip, t_pad12, LDR_OK,
+	  ELF_RELOC_NONE, ELF_LAYOUT_VADDR },
+	{ "zero-padded W+X kernel without sections", K_EXEC, t_strip_wx, t_pad_page,
+	  LDR_E_WX_SEGMENT, 0, 0 },
+	{ "garbage after a kernel without sections", K_EXEC, t_strip, t_garbage,
+	  LDR_E_LINUX_RELOCS, 0, 0 },
+	{ "Linux table after a Linux-shaped kernel", K_EXEC, t_strip_table, NULL, LDR_OK,
+	  ELF_RELOC_LINUX, ELF_LAYOUT_PADDR },
+	{ "Linux table after an identity-linked kernel", K_EXEC, t_identity_table, NULL,
+	  LDR_E_LINUX_RELOCS, 0, 0 },
+	{ "Linux table, virtual != physical + map start", K_LINUX, t_linux_skew, NULL,
+	  LDR_E_LINUX_RELOCS, 0, 0 },
+	{ "Linux image with an empty table (W+X init)", K_LINUX, t_empty_table, NULL,
+	  LDR_E_WX_SEGMENT, 0, 0 },
+	{ "zero-padded Linux image without a table (W+X init)", K_LINUX, t_empty_table,
+	  t_pad_page, LDR_E_WX_SEGMENT, 0, 0 },
+};
+
+TEST(test_trailing_bytes)
+{
+	static struct eb e;
+	size_t n = sizeof(tail_cases) / sizeof(tail_cases[0]);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct tail_case *c = &tail_cases[i];
+		struct elf_image img;
+		enum ldr_err err;
+
+		build(&e, c->kind);
+		if (c->pre)
+			c->pre(&e);
+		eb_write(&e);
+		if (c->post)
+			c->post(&e);
+		err = elf_parse(e.buf, e.size, NULL, &img);
+		CHECK(err == c->want, "%s: got %s, want %s", c->name, ldr_strerror(err),
+		      ldr_strerror(c->want));
+		if (err != LDR_OK || c->want != LDR_OK)
+			continue;
+		CHECK_EQ_U64(img.reloc_kind, c->want_kind, "%s: relocation source", c->name);
+		CHECK_EQ_U64(img.layout, c->want_layout, "%s: layout", c->name);
+		CHECK(!img.has_wx, "%s: no W+X tolerated", c->name);
+	}
 }
 
 TEST(test_valid_linux)

@@ -73,25 +73,41 @@ TEST(test_detect)
 	static const struct {
 		const char *name;
 		void (*tweak)(struct eb *);
+		enum ldr_err want_err;
 		int want;
 	} cases[] = {
-		{ "Linux-like vmlinux", NULL, 1 },
-		{ "no appended table", tw_no_table, 0 },
-		{ "virtual != physical + map start", tw_skew, 0 },
-		{ "base not 2 MiB-aligned", tw_unaligned, 0 },
+		{ "Linux-like vmlinux", NULL, LDR_OK, 1 },
+		{ "no appended table", tw_no_table, LDR_OK, 0 },
+		/* a table behind an image that is not Linux-shaped is refused */
+		{ "virtual != physical + map start", tw_skew, LDR_E_LINUX_RELOCS, 0 },
+		{ "base not 2 MiB-aligned", tw_unaligned, LDR_E_LINUX_RELOCS, 0 },
 	};
 	struct elf_image img;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		enum ldr_err err = parse_linux(cases[i].tweak, &img);
 
-		CHECK(err == LDR_OK, "%s: parses (%s)", cases[i].name, ldr_strerror(err));
+		CHECK(err == cases[i].want_err, "%s: parse gives %s, want %s", cases[i].name,
+		      ldr_strerror(err), ldr_strerror(cases[i].want_err));
 		if (err != LDR_OK)
 			continue;
 		CHECK(linux_detect(&img) == cases[i].want, "%s: detect == %d", cases[i].name,
 		      cases[i].want);
 	}
 	CHECK(linux_detect(NULL) == 0, "NULL is not Linux");
+}
+
+TEST(test_link_ok)
+{
+	CHECK(linux_link_ok(EB_V, EB_P), "Debian's 0xffffffff81000000 at 16 MiB");
+	CHECK(linux_link_ok(LINUX_START_KERNEL_MAP, 0), "offset 0");
+	CHECK(linux_link_ok(LINUX_START_KERNEL_MAP + 1 * GIB - 2 * MIB, 1 * GIB - 2 * MIB),
+	      "last 2 MiB step of the window");
+	CHECK(!linux_link_ok(LINUX_START_KERNEL_MAP + 1 * GIB, 1 * GIB), "past the 1 GiB window");
+	CHECK(!linux_link_ok(EB_V, EB_P + 2 * MIB), "virtual != physical + map start");
+	CHECK(!linux_link_ok(EB_V + 0x1000, EB_P + 0x1000), "not 2 MiB-aligned");
+	CHECK(!linux_link_ok(EB_P, EB_P), "identity-linked");
+	CHECK(!linux_link_ok(0, 0), "linked at 0");
 }
 
 TEST(test_size_window)

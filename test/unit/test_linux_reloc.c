@@ -122,12 +122,23 @@ TEST(test_find)
 		CHECK_EQ_U64(img.linux_relocs.n64, 2, "padding %u: 64-bit entries", pad);
 	}
 
-	/* Empty lists: three zero words. */
+	/* Empty lists: three zero words have the table's format ... */
 	eb_linux(&e);
 	eb_linux_table(&e, NULL, 0, NULL, 0, NULL, 0);
 	eb_write(&e);
-	CHECK(elf_parse(e.buf, e.size, NULL, &img) == LDR_OK, "empty table parses");
-	CHECK_EQ_U64(img.linux_relocs.len, 12, "empty table length");
+	CHECK(linux_relocs_find(e.buf, e.size, 0x5000, &lr) == LDR_OK, "empty table: format");
+	CHECK_EQ_U64(lr.len, 12, "empty table length");
+	CHECK_EQ_U64(lr.n64 + lr.ninv32 + lr.n32, 0, "empty table: no entries");
+	/* ... but zeros are padding, not a table: no Linux, no W+X */
+	CHECK(elf_parse(e.buf, e.size, NULL, &img) == LDR_E_WX_SEGMENT,
+	      "empty table: not Linux, W+X init refused");
+	e.ph[3].p_flags &= ~(uint32_t)PF_X;
+	e.ph[2].p_vaddr = EB_V + 0x2000;
+	e.eh.e_entry = EB_V;
+	e.size = 0x5000;
+	eb_write(&e);
+	CHECK(elf_parse(e.buf, e.size, NULL, &img) == LDR_OK, "empty table, no W+X: parses");
+	CHECK_EQ_U64(img.reloc_kind, ELF_RELOC_NONE, "empty table: no relocations");
 }
 
 struct lr_case {

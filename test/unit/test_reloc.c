@@ -15,6 +15,7 @@
 
 static struct eb e;
 static uint8_t dest[0x8000];
+static int run_pad;     /* run(): zero-pad the file to a 4 KiB multiple */
 
 static uint64_t rd64(uint64_t off)
 {
@@ -39,6 +40,8 @@ static enum ldr_err run(uint64_t new_vbase, struct reloc_report *rep)
 	enum ldr_err err;
 
 	eb_write(&e);
+	if (run_pad)
+		e.size = ldr_align_up(e.size, PAGE_SIZE);
 	err = elf_parse(e.buf, e.size, NULL, &img);
 	if (err != LDR_OK) {
 		printf("  (parse failed: %s)\n", ldr_strerror(err));
@@ -157,6 +160,25 @@ TEST(test_exec_bases)
 		CHECK_EQ_U64(rd32(0x24), 0xcafebabe, "PLT32 within the image stays");
 		CHECK_EQ_U64(rd32(0x28), (uint32_t)(X_ABS - (b + 0x28) - 4), "PC32 to SHN_ABS");
 	}
+}
+
+/* Zero padding after the file (e.g. to a sector multiple) is not a Linux
+ * table: the --emit-relocs sections still move the kernel. */
+TEST(test_exec_zero_padded)
+{
+	struct reloc_report rep;
+	uint64_t d = 0x200000;
+
+	exec_full();
+	run_pad = 1;
+	CHECK(run(EB_V + d, &rep) == LDR_OK, "zero-padded ET_EXEC relocates");
+	run_pad = 0;
+	CHECK(e.size % PAGE_SIZE == 0 && e.size > EB_SHDR_OFF + EB_S_COUNT * sizeof(Elf64_Shdr),
+	      "the file was padded");
+	CHECK_EQ_U64(rep.source, ELF_RELOC_SECTIONS, "zero-padded ET_EXEC: source");
+	CHECK_EQ_U64(rep.count, 4, "zero-padded ET_EXEC: relocation count");
+	CHECK_EQ_U64(rd64(0x1100), EB_V + 0x1008 + d, "zero-padded ET_EXEC: 64 moved");
+	CHECK_EQ_U64(rd32(0x1118), (uint32_t)(EB_V + 0x10 + d), "zero-padded ET_EXEC: 32S moved");
 }
 
 TEST(test_exec_r32)
