@@ -168,6 +168,17 @@ static enum ldr_err linux_finish(struct loader *L, const struct handoff_env *env
 	a.setup = lx_page(LX_SETUP_PAGE);
 	a.setup_phys = ptr_to_phys(a.setup);
 	a.setup_cap = LX_SETUP_PAGES * PAGE_SIZE;
+	/* EFI hand-over as the kernel's EFI stub gives it: runtime services,
+	 * efivarfs, SMBIOS and ESRT through the system table; the map stays
+	 * in the hand-off block, which the kernel reserves early */
+	if (m->size > UINT32_MAX)
+		return LDR_E_OVERFLOW;
+	a.efi_systab = ptr_to_phys(ST);
+	a.efi_memmap = ptr_to_phys(m->buf);
+	a.efi_memmap_size = (uint32_t)m->size;
+	a.efi_desc_size = (uint32_t)m->desc_size;
+	a.efi_desc_version = m->desc_version;
+	a.fb = env->fb.base ? &env->fb : NULL;
 	err = linux_boot_params_fill(lx_page(LX_BP_PAGE), &a);
 	if (err != LDR_OK)
 		return err;

@@ -9,13 +9,16 @@
  * The zero page, offsets this module writes (all little endian):
  *
  *   0x000 +----------------------------+
- *         | screen_info (0: no video)  |
+ *         | screen_info (GOP -> efifb) |
  *   0x070 | acpi_rsdp_addr      u64    |
  *   0x0c8 | ext_cmd_line_ptr    u32    |  cmd_line_ptr >> 32
- *   0x1c0 | efi_info (left 0, see .c)  |
+ *   0x1c0 | efi_info: "EL64", system   |
+ *         |   table, final EFI map     |
  *   0x1e8 | e820_entries        u8     |  <= 128
+ *   0x1ec | secure_boot         u8     |  firmware's Secure Boot state
  *   0x1ef | sentinel            u8 = 0 |
  *   0x1f1 | setup_header:              |
+ *   0x1f2 |   root_flags        u16    |  1: mount root read-only
  *   0x1fe |   boot_flag 0xaa55  u16    |
  *   0x202 |   header "HdrS"     u32    |
  *   0x206 |   version 0x020f    u16    |
@@ -47,6 +50,7 @@
 #include "ldr.h"
 #include "e820.h"
 #include "elf_load.h"
+#include "kaslr_boot.h"
 
 /* Kernel layout facts (arch/x86/include/asm/page_64_types.h, Kconfig). */
 #define LINUX_START_KERNEL_MAP  0xffffffff80000000ULL /* __START_KERNEL_map */
@@ -59,6 +63,8 @@
 #define LINUX_BP_EXT_CMDLINE    0x0c8
 #define LINUX_BP_EFI_INFO       0x1c0
 #define LINUX_BP_E820_ENTRIES   0x1e8
+#define LINUX_BP_SECURE_BOOT    0x1ec
+#define LINUX_BP_ROOT_FLAGS     0x1f2
 #define LINUX_BP_SENTINEL       0x1ef
 #define LINUX_BP_BOOT_FLAG      0x1fe
 #define LINUX_BP_HEADER         0x202
@@ -91,6 +97,38 @@
 
 #define LINUX_E820_ZEROPAGE_MAX 128
 #define LINUX_E820_ENTRY_SIZE   20 /* packed u64 addr, u64 size, u32 type */
+
+/* efi_info (struct efi_info), from the zero page's 0x1c0 */
+#define LINUX_EFI_SIGNATURE     0x1c0 /* "EL64" on a 64-bit firmware */
+#define LINUX_EFI_SYSTAB        0x1c4
+#define LINUX_EFI_DESC_SIZE     0x1c8
+#define LINUX_EFI_DESC_VERSION  0x1cc
+#define LINUX_EFI_MEMMAP        0x1d0
+#define LINUX_EFI_MEMMAP_SIZE   0x1d4
+#define LINUX_EFI_SYSTAB_HI     0x1d8
+#define LINUX_EFI_MEMMAP_HI     0x1dc
+#define LINUX_EFI_EL64          0x34364c45u /* "EL64" little-endian */
+
+/* screen_info (struct screen_info), from 0x000: an EFI framebuffer */
+#define LINUX_SI_ISVGA          0x0f /* VIDEO_TYPE_EFI */
+#define LINUX_SI_LFB_WIDTH      0x12
+#define LINUX_SI_LFB_HEIGHT     0x14
+#define LINUX_SI_LFB_DEPTH      0x16
+#define LINUX_SI_LFB_BASE       0x18
+#define LINUX_SI_LFB_SIZE       0x1c
+#define LINUX_SI_LFB_LINELENGTH 0x24
+#define LINUX_SI_RED_SIZE       0x26 /* then red_pos, green size/pos, blue
+					size/pos, reserved size/pos: 8 bytes */
+#define LINUX_SI_CAPABILITIES   0x36
+#define LINUX_SI_EXT_LFB_BASE   0x3a
+#define LINUX_VIDEO_TYPE_EFI    0x70
+#define LINUX_VIDEO_CAP_SKIP_QUIRKS 0x1u
+#define LINUX_VIDEO_CAP_64BIT_BASE  0x2u
+
+/* boot_params.secure_boot (the EFI stub's efi_secureboot_mode) */
+#define LINUX_SB_UNSET          0
+#define LINUX_SB_DISABLED       1
+#define LINUX_SB_ENABLED        2
 
 #define LINUX_SETUP_HDR_SIZE    16
 #define LINUX_SETUP_E820_EXT    1
@@ -151,6 +189,15 @@ struct linux_boot_args {
 	void *setup;                 /* memory for the setup_data chain, 8-aligned */
 	uint64_t setup_phys;         /* its physical address */
 	uint64_t setup_cap;          /* its size in bytes */
+	/* EFI hand-over as the EFI stub gives it (efi_info), so the kernel has
+	 * runtime services, efivarfs, SMBIOS, ESRT: 0 efi_systab = none */
+	uint64_t efi_systab;         /* EFI_SYSTEM_TABLE, physical */
+	uint64_t efi_memmap;         /* the final map, as ExitBootServices took it */
+	uint32_t efi_memmap_size;
+	uint32_t efi_desc_size;
+	uint32_t efi_desc_version;
+	uint8_t secure_boot;         /* LINUX_SB_* */
+	const struct kb_framebuffer *fb; /* GOP framebuffer for screen_info, or NULL */
 };
 
 /*
@@ -168,7 +215,9 @@ uint64_t linux_setup_size(size_t e820_count, uint32_t rng_seed_len);
  * LDR_E_OPT_TOO_LONG (cmdline_len > LINUX_CMDLINE_MAX),
  * LDR_E_MMAP_TOO_BIG (the chain does not fit in setup_cap, or the extended
  * e820 length overflows its 32-bit field), LDR_E_OVERFLOW (a size field
- * does not fit: kernel_size >= 4 GiB).
+ * does not fit: kernel_size >= 4 GiB, an EFI memory map of 4 GiB or more).
+ * A framebuffer whose pixel format has no linear layout (GOP's
+ * PixelBltOnly) gives no screen_info.
  */
 enum ldr_err linux_boot_params_fill(void *bp, const struct linux_boot_args *a);
 

@@ -3,13 +3,12 @@
  * vmlinux: detection, slot size, virtual window, and the zero page with its
  * setup_data chain.  Layouts are drawn in include/linux_boot.h.
  *
- * EFI runtime services: efi_info (0x1c0) is left zero, so the kernel boots
- * as on a BIOS machine with an e820 map (no EFI_BOOT): no efivars, no EFI
- * RTC/reset, no EFI memory attributes, SMBIOS only if found by the legacy
- * scan.  Passing it would mean handing over an EFI memory map the kernel
- * then calls SetVirtualAddressMap() with, a second contract this loader does
- * not implement; what the kernel needs to boot (memory map, ACPI RSDP,
- * command line, entropy) comes through boot_params itself.
+ * EFI: efi_info (0x1c0) is filled as the kernel's own EFI stub fills it
+ * ("EL64", the system table, the final memory map), so the kernel takes
+ * over runtime services itself (it calls SetVirtualAddressMap) and finds
+ * SMBIOS, ESRT, the memory attributes table through the system table; the
+ * e820 table is filled too, from the same map.  screen_info describes the
+ * GOP framebuffer as the stub does, so efifb gives a console.
  */
 #include <string.h>
 
@@ -36,6 +35,76 @@ static void lb_put64(uint8_t *bp, size_t off, uint64_t v)
 {
 	lb_put32(bp, off, (uint32_t)v);
 	lb_put32(bp, off + 4, (uint32_t)(v >> 32));
+}
+
+/* A channel mask's size and position (bits set, lowest set bit). */
+static void lb_mask(uint32_t mask, uint8_t *ret_size, uint8_t *ret_pos)
+{
+	uint8_t pos = 0, size = 0;
+
+	if (mask)
+		while (!(mask & 1)) {
+			mask >>= 1;
+			pos++;
+		}
+	while (mask & 1) {
+		mask >>= 1;
+		size++;
+	}
+	*ret_size = size;
+	*ret_pos = size ? pos : 0;
+}
+
+/*
+ * screen_info for a GOP framebuffer: pixel formats 0 (RGB reserved, 8 bits
+ * each), 1 (BGR reserved) and 2 (bit masks); 3 (blt only) has no linear
+ * framebuffer.  Returns 0 when fb cannot be described.
+ */
+static int lb_screen_info(uint8_t *bp, const struct kb_framebuffer *fb)
+{
+	uint32_t masks[4];
+	uint8_t sz[4], pos[4], depth = 0;
+
+	if (!fb || !fb->base || !fb->width || !fb->height || fb->width > 0xffff ||
+	    fb->height > 0xffff || fb->size > UINT32_MAX)
+		return 0;
+	switch (fb->format) {
+	case 0: /* PixelRedGreenBlueReserved8BitPerColor */
+		masks[0] = 0xff; masks[1] = 0xff00; masks[2] = 0xff0000; masks[3] = 0xff000000u;
+		break;
+	case 1: /* PixelBlueGreenRedReserved8BitPerColor */
+		masks[0] = 0xff0000; masks[1] = 0xff00; masks[2] = 0xff; masks[3] = 0xff000000u;
+		break;
+	case 2: /* PixelBitMask */
+		masks[0] = fb->red_mask; masks[1] = fb->green_mask;
+		masks[2] = fb->blue_mask; masks[3] = fb->reserved_mask;
+		break;
+	default:
+		return 0;
+	}
+	for (int i = 0; i < 4; i++) {
+		lb_mask(masks[i], &sz[i], &pos[i]);
+		if (sz[i] && pos[i] + sz[i] > depth)
+			depth = (uint8_t)(pos[i] + sz[i]);
+	}
+	if (depth == 0 || (uint64_t)fb->pixels_per_scanline * ((depth + 7) / 8) > 0xffff)
+		return 0;
+	lb_put8(bp, LINUX_SI_ISVGA, LINUX_VIDEO_TYPE_EFI);
+	lb_put16(bp, LINUX_SI_LFB_WIDTH, (uint16_t)fb->width);
+	lb_put16(bp, LINUX_SI_LFB_HEIGHT, (uint16_t)fb->height);
+	lb_put16(bp, LINUX_SI_LFB_DEPTH, depth);
+	lb_put32(bp, LINUX_SI_LFB_BASE, (uint32_t)fb->base);
+	lb_put32(bp, LINUX_SI_EXT_LFB_BASE, (uint32_t)(fb->base >> 32));
+	lb_put32(bp, LINUX_SI_LFB_SIZE, (uint32_t)fb->size);
+	lb_put16(bp, LINUX_SI_LFB_LINELENGTH,
+		 (uint16_t)(fb->pixels_per_scanline * ((depth + 7) / 8)));
+	for (int i = 0; i < 4; i++) {
+		lb_put8(bp, LINUX_SI_RED_SIZE + 2 * (size_t)i, sz[i]);
+		lb_put8(bp, LINUX_SI_RED_SIZE + 2 * (size_t)i + 1, pos[i]);
+	}
+	lb_put32(bp, LINUX_SI_CAPABILITIES, LINUX_VIDEO_CAP_SKIP_QUIRKS |
+		 (fb->base > UINT32_MAX ? LINUX_VIDEO_CAP_64BIT_BASE : 0));
+	return 1;
 }
 
 /* one packed e820 entry (20 bytes) */
@@ -138,8 +207,8 @@ enum ldr_err linux_boot_params_fill(void *bp_v, const struct linux_boot_args *a)
 		return LDR_E_INVAL;
 	if (a->cmdline_len > LINUX_CMDLINE_MAX)
 		return LDR_E_OPT_TOO_LONG;
-	if (a->kernel_size > UINT32_MAX)
-		return LDR_E_OVERFLOW;
+	if (a->kernel_size > UINT32_MAX || (a->efi_systab && a->efi_memmap_size == 0))
+		return a->kernel_size > UINT32_MAX ? LDR_E_OVERFLOW : LDR_E_INVAL;
 	/* the extended table's length is a u32 */
 	if (a->e820_count > LINUX_E820_ZEROPAGE_MAX &&
 	    (uint64_t)(a->e820_count - LINUX_E820_ZEROPAGE_MAX) >
@@ -184,7 +253,21 @@ enum ldr_err linux_boot_params_fill(void *bp_v, const struct linux_boot_args *a)
 	lb_put64(bp, LINUX_BP_PREF_ADDRESS, a->link_phys);
 	lb_put32(bp, LINUX_BP_INIT_SIZE, (uint32_t)a->kernel_size);
 
+	/* mount root read-only, as the kernel's own header says by default */
+	lb_put16(bp, LINUX_BP_ROOT_FLAGS, 1);
 	lb_put64(bp, LINUX_BP_ACPI_RSDP, a->acpi_rsdp);
+	lb_put8(bp, LINUX_BP_SECURE_BOOT, a->secure_boot);
+	if (a->efi_systab) {
+		lb_put32(bp, LINUX_EFI_SIGNATURE, LINUX_EFI_EL64);
+		lb_put32(bp, LINUX_EFI_SYSTAB, (uint32_t)a->efi_systab);
+		lb_put32(bp, LINUX_EFI_SYSTAB_HI, (uint32_t)(a->efi_systab >> 32));
+		lb_put32(bp, LINUX_EFI_DESC_SIZE, a->efi_desc_size);
+		lb_put32(bp, LINUX_EFI_DESC_VERSION, a->efi_desc_version);
+		lb_put32(bp, LINUX_EFI_MEMMAP, (uint32_t)a->efi_memmap);
+		lb_put32(bp, LINUX_EFI_MEMMAP_HI, (uint32_t)(a->efi_memmap >> 32));
+		lb_put32(bp, LINUX_EFI_MEMMAP_SIZE, a->efi_memmap_size);
+	}
+	lb_screen_info(bp, a->fb);
 
 	nz = a->e820_count < LINUX_E820_ZEROPAGE_MAX ? a->e820_count : LINUX_E820_ZEROPAGE_MAX;
 	for (i = 0; i < nz; i++)

@@ -204,7 +204,11 @@ TEST(test_fill_header)
 	CHECK_EQ_U64(bp[0x1e8], 20, "e820_entries");
 	CHECK_EQ_U64(bp[0x1ef], 0, "sentinel clear");
 	for (unsigned i = 0; i < 32; i++)
-		CHECK_EQ_U64(bp[0x1c0 + i], 0, "efi_info byte %u zero", i);
+		CHECK_EQ_U64(bp[0x1c0 + i], 0, "no system table: efi_info byte %u zero", i);
+	for (unsigned i = 0; i < 0x40; i++)
+		CHECK_EQ_U64(bp[i], 0, "no framebuffer: screen_info byte %u zero", i);
+	CHECK_EQ_U64(rd(bp, 0x1f2, 2), 1, "root_flags: read-only");
+	CHECK_EQ_U64(bp[0x1ec], 0, "secure_boot unset");
 	for (size_t i = 0; i < 20; i++) {
 		size_t o = 0x2d0 + i * 20;
 
@@ -321,4 +325,91 @@ TEST(test_refused)
 		      ldr_strerror(cases[i].want));
 	}
 	CHECK(linux_boot_params_fill(NULL, NULL) == LDR_E_INVAL, "NULL");
+}
+
+/* efi_info as the EFI stub fills it, and the Secure Boot state */
+TEST(test_efi_info)
+{
+	struct linux_boot_args a = base_args(20, 0);
+
+	a.efi_systab = 0x1234567f018ULL;
+	a.efi_memmap = 0x87e440000ULL;
+	a.efi_memmap_size = 48 * 117;
+	a.efi_desc_size = 48;
+	a.efi_desc_version = 1;
+	a.secure_boot = LINUX_SB_ENABLED;
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_OK, "fill with EFI");
+	CHECK(memcmp(bp + 0x1c0, "EL64", 4) == 0, "efi_loader_signature EL64");
+	CHECK_EQ_U64(rd(bp, 0x1c4, 4), 0x4567f018, "efi_systab");
+	CHECK_EQ_U64(rd(bp, 0x1d8, 4), 0x123, "efi_systab_hi");
+	CHECK_EQ_U64(rd(bp, 0x1c8, 4), 48, "efi_memdesc_size");
+	CHECK_EQ_U64(rd(bp, 0x1cc, 4), 1, "efi_memdesc_version");
+	CHECK_EQ_U64(rd(bp, 0x1d0, 4), 0x7e440000, "efi_memmap");
+	CHECK_EQ_U64(rd(bp, 0x1dc, 4), 0x8, "efi_memmap_hi");
+	CHECK_EQ_U64(rd(bp, 0x1d4, 4), 48 * 117, "efi_memmap_size");
+	CHECK_EQ_U64(bp[0x1ec], 2, "secure_boot enabled");
+
+	/* a system table without a map is a caller's mistake */
+	a.efi_memmap_size = 0;
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_E_INVAL, "systab without a map");
+}
+
+/* screen_info from each GOP pixel format */
+TEST(test_screen_info)
+{
+	struct linux_boot_args a = base_args(20, 0);
+	struct kb_framebuffer fb = {
+		.base = 0x80000000, .size = 1280 * 800 * 4, .width = 1280, .height = 800,
+		.pixels_per_scanline = 1344, .format = 1,
+	};
+	static const struct {
+		uint32_t format, r, g, b, x;
+		unsigned depth, rs, rp, gs, gp, bs, bp_, xs, xp;
+	} fmts[] = {
+		{ 0, 0, 0, 0, 0, 32, 8, 0, 8, 8, 8, 16, 8, 24 },   /* RGBx */
+		{ 1, 0, 0, 0, 0, 32, 8, 16, 8, 8, 8, 0, 8, 24 },   /* BGRx */
+		{ 2, 0xf800, 0x07e0, 0x001f, 0, 16, 5, 11, 6, 5, 5, 0, 0, 0 }, /* RGB565 */
+		{ 2, 0x3ff00000, 0xffc00, 0x3ff, 0xc0000000u, 32, 10, 20, 10, 10, 10, 0, 2, 30 },
+	};
+
+	a.fb = &fb;
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
+		fb.format = fmts[i].format;
+		fb.red_mask = fmts[i].r;
+		fb.green_mask = fmts[i].g;
+		fb.blue_mask = fmts[i].b;
+		fb.reserved_mask = fmts[i].x;
+		CHECK(linux_boot_params_fill(bp, &a) == LDR_OK, "fill fb %zu", i);
+		CHECK_EQ_U64(bp[0x0f], 0x70, "%zu: VIDEO_TYPE_EFI", i);
+		CHECK_EQ_U64(rd(bp, 0x12, 2), 1280, "%zu: lfb_width", i);
+		CHECK_EQ_U64(rd(bp, 0x14, 2), 800, "%zu: lfb_height", i);
+		CHECK_EQ_U64(rd(bp, 0x16, 2), fmts[i].depth, "%zu: lfb_depth", i);
+		CHECK_EQ_U64(rd(bp, 0x18, 4), 0x80000000, "%zu: lfb_base", i);
+		CHECK_EQ_U64(rd(bp, 0x1c, 4), 1280 * 800 * 4, "%zu: lfb_size", i);
+		CHECK_EQ_U64(rd(bp, 0x24, 2), 1344 * fmts[i].depth / 8, "%zu: lfb_linelength", i);
+		CHECK(bp[0x26] == fmts[i].rs && bp[0x27] == fmts[i].rp && bp[0x28] == fmts[i].gs &&
+		      bp[0x29] == fmts[i].gp && bp[0x2a] == fmts[i].bs && bp[0x2b] == fmts[i].bp_ &&
+		      bp[0x2c] == fmts[i].xs && bp[0x2d] == fmts[i].xp, "%zu: channel sizes/positions", i);
+		CHECK_EQ_U64(rd(bp, 0x36, 4), 1, "%zu: capabilities, 32-bit base", i);
+		CHECK_EQ_U64(rd(bp, 0x3a, 4), 0, "%zu: ext_lfb_base", i);
+	}
+
+	/* a framebuffer above 4 GiB (large BARs) */
+	fb.format = 0;
+	fb.base = 0x38000000000ULL;
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_OK, "fill fb high");
+	CHECK_EQ_U64(rd(bp, 0x18, 4), 0, "lfb_base low half");
+	CHECK_EQ_U64(rd(bp, 0x3a, 4), 0x380, "ext_lfb_base high half");
+	CHECK_EQ_U64(rd(bp, 0x36, 4), 3, "capabilities: 64-bit base");
+
+	/* blt-only (no linear framebuffer), and nonsense: no screen_info */
+	fb.format = 3;
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_OK, "fill blt-only");
+	CHECK_EQ_U64(bp[0x0f], 0, "blt-only: no VIDEO_TYPE_EFI");
+	fb.format = 2;
+	fb.red_mask = fb.green_mask = fb.blue_mask = fb.reserved_mask = 0;
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_OK && bp[0x0f] == 0, "all-zero masks");
+	fb.format = 0;
+	fb.width = 70000;
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_OK && bp[0x0f] == 0, "width beyond u16");
 }
