@@ -24,6 +24,7 @@
 #include "serial.h"
 #include "e820.h"
 #include "linux_boot.h"
+#include "linux_cmdline.h"
 
 #define LX_BP_PAGE      0
 #define LX_CMDLINE_PAGE 1
@@ -47,6 +48,8 @@ static uint8_t *lx_page(unsigned n)
 {
 	return (uint8_t *)phys_to_ptr(lx_block) + (UINTN)n * PAGE_SIZE;
 }
+
+static EFI_STATUS linux_cmdline_placement(struct loader *L);
 
 /* An x86-64 vmlinux: ELF with Linux's appended relocation table. */
 static int linux_probe(const struct loader *L)
@@ -81,6 +84,41 @@ static EFI_STATUS linux_load(struct loader *L)
 	 * segment is RWX by Linux's own linker script */
 	k->enter_phys = 1;
 	k->phys_alias_x = 1;
+	return linux_cmdline_placement(L);
+}
+
+/*
+ * The kernel's command line governs placement as it does when Linux
+ * places itself: nokaslr, mem=, memmap= (include/linux_cmdline.h).
+ */
+static EFI_STATUS linux_cmdline_placement(struct loader *L)
+{
+	struct kernel_layout *k = &L->layout;
+	struct linux_cmdline_facts f;
+	enum ldr_err err;
+
+	err = linux_cmdline_scan(L->opt.cmdline, L->opt.cmdline_len, &f);
+	if (err != LDR_OK)
+		return log_ldr(EFI_INVALID_PARAMETER, err, L"the kernel command line");
+	if (f.too_many) {
+		/* Linux's decompressor gives up randomizing then, too */
+		log_warn(L"more memmap= ranges than %d on the kernel command line: loading at the lowest valid address",
+			 LINUX_CMDLINE_AVOID_MAX);
+		f.nokaslr = 1;
+	}
+	if (f.nokaslr && !L->opt.nokaslr) {
+		L->opt.nokaslr = 1;
+		L->flags |= KB_FLAG_NOKASLR;
+		log_warn(L"nokaslr on the kernel command line: loading at the lowest valid address");
+	}
+	if (f.mem_limit && (k->max_end == 0 || f.mem_limit < k->max_end))
+		k->max_end = f.mem_limit;
+	for (size_t i = 0; i < f.navoid && k->navoid < KERNEL_LAYOUT_AVOID_MAX; i++)
+		k->avoid[k->navoid++] = f.avoid[i];
+	if (f.mem_limit)
+		log_info(L"kernel command line: mem= keeps the kernel below 0x%lx", f.mem_limit);
+	if (f.navoid)
+		log_info(L"kernel command line: %d memmap= ranges kept out", (int)f.navoid);
 	log_info(L"Linux vmlinux, link base 0x%lx", L->elf.link_vbase);
 	return EFI_SUCCESS;
 }

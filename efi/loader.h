@@ -13,6 +13,7 @@
 #include "entropy.h"
 #include "options.h"
 #include "kaslr_boot.h"
+#include "e820.h"
 
 /*
  * Memory types from the OS-loader range (0x80000000..0xffffffff, UEFI spec
@@ -30,6 +31,8 @@
 /* The read-only IDT alias: far from the kernel's window (PML4 slot 509). */
 #define LDR_IDT_ALIAS 0xfffffe8000000000ULL
 
+#define KERNEL_LAYOUT_AVOID_MAX 8
+
 /*
  * What a boot protocol's load step decides about placement; the generic
  * placement and page-table code act on it without knowing the protocol.
@@ -46,6 +49,10 @@ struct kernel_layout {
 	int phys_alias_x;   /* the kernel's physical alias keeps its execute
 			       rights (it starts there); otherwise the alias is
 			       never executable and never writable over code */
+	/* physical ranges the kernel (and what else the loader places for
+	 * it) must stay out of, e.g. Linux's memmap= */
+	struct mem_region avoid[KERNEL_LAYOUT_AVOID_MAX];
+	size_t navoid;
 };
 
 /*

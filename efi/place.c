@@ -14,7 +14,7 @@
 
 /* a refused slot is excluded and another drawn, this many times at most */
 #define PLACE_TRIES 16
-#define PLACE_AVOID_MAX (PLACE_TRIES + 2)
+#define PLACE_AVOID_MAX (PLACE_TRIES + 2 + KERNEL_LAYOUT_AVOID_MAX)
 
 static enum ldr_err place_draw(void *ctx, uint64_t n, uint64_t *ret_idx)
 {
@@ -114,6 +114,9 @@ static EFI_STATUS place_physical(struct loader *L)
 	avoid[navoid].size = L->li->ImageSize;
 	avoid[navoid].type = E820_RESERVED;
 	avoid[navoid++].flags = 0;
+	/* what the protocol keeps the kernel out of */
+	for (size_t i = 0; i < L->layout.navoid && i < KERNEL_LAYOUT_AVOID_MAX; i++)
+		avoid[navoid++] = L->layout.avoid[i];
 
 	SetMem(&sp, sizeof(sp), 0);
 	sp.image_size = L->layout.size;
