@@ -8,7 +8,7 @@ OBJCOPY := objcopy
 BUILD   := build
 
 # Debian packages every tier needs; `make deps` installs the missing ones.
-DEB_PKGS := gnu-efi zlib1g-dev ovmf qemu-system-x86 mtools dosfstools \
+DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf qemu-system-x86 mtools dosfstools \
             systemd-boot-efi sbsigntool clang libclang-rt-14-dev gcc make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux
 
@@ -18,7 +18,7 @@ WARN := -Wall -Wextra -Werror
 HOST_CFLAGS := -std=c11 $(WARN) -g -O1 -fsanitize=address,undefined \
                -fno-sanitize-recover=undefined -fno-omit-frame-pointer \
                -D_DEFAULT_SOURCE -Iinclude
-HOST_LDLIBS := -lz -lm
+HOST_LDLIBS := -lz -llzma -llz4 -lzstd -lm
 
 CORE_SRC  := $(wildcard src/*.c)
 HOST_OBJ  := $(patsubst src/%.c,$(BUILD)/host/%.o,$(CORE_SRC))
@@ -37,7 +37,10 @@ $(BUILD)/host/test_%: test/unit/test_%.c $(HOST_OBJ) $(wildcard test/unit/*.h)
 EFI_INC   := /usr/include/efi
 EFI_LIB   := /usr/lib
 EFI_CRT0  := $(EFI_LIB)/crt0-efi-x86_64.o
-LIBZ_A    := /usr/lib/x86_64-linux-gnu/libz.a
+# the decompressors, linked as Debian ships them (efi/zglue.c makes them safe)
+LIBDIR_A  := /usr/lib/x86_64-linux-gnu
+DECOMP_A  := $(LIBDIR_A)/libz.a $(LIBDIR_A)/liblzma.a $(LIBDIR_A)/liblz4.a \
+             $(LIBDIR_A)/libzstd.a
 EFI_CFLAGS := -std=gnu11 $(WARN) -O2 -g -ffreestanding -fno-stack-protector \
               -fshort-wchar -mno-red-zone -mno-mmx -mno-sse -mgeneral-regs-only \
               -fpic -fno-strict-aliasing -fno-builtin -DGNU_EFI_USE_MS_ABI \
@@ -65,7 +68,7 @@ $(BUILD)/efi/core_%.o: src/%.c $(wildcard include/*.h)
 
 $(BUILD)/loader.so: $(EFI_OBJ) loader.lds
 	$(LD) $(EFI_LDFLAGS) $(EFI_CRT0) $(EFI_OBJ) -L$(EFI_LIB) -lefi -lgnuefi \
-	      $(LIBZ_A) $(LIBGCC) -o $@
+	      $(DECOMP_A) $(LIBGCC) -o $@
 
 $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 	$(OBJCOPY) -j .text -j .reloc -j .data -j .dynamic -j .rela -j .dynsym \

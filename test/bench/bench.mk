@@ -24,7 +24,7 @@ $(BENCH_DIR)/obj/%.o: src/%.c $(wildcard include/*.h)
 $(BENCH_DIR)/bench_%: test/bench/bench_%.c test/bench/bench.h $(BENCH_OBJ) \
                       test/unit/mmap_fixture.h
 	@mkdir -p $(@D)
-	$(HOSTCC) $(BENCH_CFLAGS) $< $(BENCH_OBJ) -lz -lm -o $@
+	$(HOSTCC) $(BENCH_CFLAGS) $< $(BENCH_OBJ) -lz -llzma -llz4 -lzstd -lm -o $@
 
 .PHONY: bench bench-build
 bench-build: $(BENCH_PROGS)

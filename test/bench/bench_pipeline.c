@@ -11,7 +11,7 @@
  *   memcpy      output-size copy from a warm buffer (the floor)
  *   zlib        inflateInit2 + one inflate(Z_FINISH) into a buffer of the
  *               exact output size + inflateEnd (the reference)
- *   zlib-chunk  the same, output handed over INFLATE_CHUNK bytes per call,
+ *   zlib-chunk  the same, output handed over DECOMP_CHUNK bytes per call,
  *               as src/inflate.c does (isolates the chunking cost)
  *   wrapper     inflate_image() alone (chunking + buffer growth + checks)
  *   pipeline    inflate_image, elf_parse, elf_load, reloc_apply and the
@@ -38,7 +38,7 @@
 
 #include "bench.h"
 #include "elf_load.h"
-#include "inflate.h"
+#include "decompress.h"
 #include "kaslr_boot.h"
 #include "ldr.h"
 #include "pagetable.h"
@@ -97,7 +97,7 @@ struct input {
 	const char *name;
 	const uint8_t *file;
 	uint64_t file_size;
-	enum inflate_format fmt;
+	enum decomp_format fmt;
 	const uint8_t *elf;        /* decompressed once, warm: memcpy source */
 	uint64_t elf_size;
 	struct elf_image img;
@@ -118,7 +118,7 @@ static int run_zlib(struct input *in, uInt chunk)
 	if (!out)
 		return -1;
 	memset(&zs, 0, sizeof(zs));
-	if (inflateInit2(&zs, in->fmt == INFLATE_GZIP ? 15 + 16 : 15) != Z_OK)
+	if (inflateInit2(&zs, in->fmt == DECOMP_GZIP ? 15 + 16 : 15) != Z_OK)
 		return -1;
 	zs.next_in = (Bytef *)in->file;
 	zs.avail_in = (uInt)in->file_size;
@@ -138,7 +138,7 @@ static int run_zlib(struct input *in, uInt chunk)
 	return zr == Z_STREAM_END && done == in->elf_size ? 0 : -1;
 }
 
-static const struct inflate_alloc *input_alloc(struct input *in, struct inflate_alloc *a)
+static const struct decomp_alloc *input_alloc(struct input *in, struct decomp_alloc *a)
 {
 	/* zeroed first: optional hooks (guard, progress, ...) stay NULL */
 	memset(a, 0, sizeof(*a));
@@ -181,7 +181,7 @@ static enum ldr_err build_tables(struct input *in, const struct elf_image *img)
 /* The whole pipeline once; with record, per-step times added to in->step_t. */
 static enum ldr_err run_pipeline(struct input *in, int record)
 {
-	struct inflate_alloc ia;
+	struct decomp_alloc ia;
 	struct reloc_report rep;
 	struct elf_image img;
 	const uint8_t *elf = in->file;
@@ -192,10 +192,10 @@ static enum ldr_err run_pipeline(struct input *in, int record)
 
 	if (record)
 		t[0] = bench_cpu_now();
-	if (in->fmt != INFLATE_NONE) {
+	if (in->fmt != DECOMP_NONE) {
 		void *out;
 
-		err = inflate_image(in->file, in->file_size, INFLATE_DEFAULT_LIMIT,
+		err = decomp_image(in->file, in->file_size, DECOMP_DEFAULT_LIMIT, 0,
 				    input_alloc(in, &ia), &out, &elf_size, &cap);
 		if (err != LDR_OK)
 			return err;
@@ -241,7 +241,7 @@ static enum ldr_err run_pipeline(struct input *in, int record)
 
 static int run_op(struct input *in, enum pipe_op op)
 {
-	struct inflate_alloc ia;
+	struct decomp_alloc ia;
 	void *out;
 	uint64_t len, cap;
 
@@ -258,13 +258,13 @@ static int run_op(struct input *in, enum pipe_op op)
 		return 0;
 	}
 	case OP_ZLIB:
-		return in->fmt == INFLATE_NONE ? -1 : run_zlib(in, 0);
+		return in->fmt == DECOMP_NONE ? -1 : run_zlib(in, 0);
 	case OP_ZLIB_CHUNK:
-		return in->fmt == INFLATE_NONE ? -1 : run_zlib(in, (uInt)INFLATE_CHUNK);
+		return in->fmt == DECOMP_NONE ? -1 : run_zlib(in, (uInt)DECOMP_CHUNK);
 	case OP_WRAPPER:
-		if (in->fmt == INFLATE_NONE)
+		if (in->fmt == DECOMP_NONE)
 			return -1;
-		return inflate_image(in->file, in->file_size, INFLATE_DEFAULT_LIMIT,
+		return decomp_image(in->file, in->file_size, DECOMP_DEFAULT_LIMIT, 0,
 				     input_alloc(in, &ia), &out, &len, &cap) == LDR_OK ? 0 : -1;
 	case OP_PIPELINE:
 		/* no clock reads inside: they would be counted as pipeline time */
@@ -278,20 +278,20 @@ static int run_op(struct input *in, enum pipe_op op)
 static int input_prepare(struct input *in)
 {
 	struct arena probe;
-	struct inflate_alloc ia;
+	struct decomp_alloc ia;
 	struct elf_limits lim = elf_default_limits();
 	enum ldr_err err;
 	uint64_t arena_size;
 
-	in->fmt = inflate_detect(in->file, in->file_size);
+	in->fmt = decomp_detect(in->file, in->file_size);
 	in->elf = in->file;
 	in->elf_size = in->file_size;
-	if (in->fmt != INFLATE_NONE) {
+	if (in->fmt != DECOMP_NONE) {
 		void *out;
 		uint64_t cap;
 
 		/* a malloc-backed first pass, only to learn the sizes */
-		probe.size = INFLATE_DEFAULT_LIMIT * 2 + 64 * MIB;
+		probe.size = DECOMP_DEFAULT_LIMIT * 2 + 64 * MIB;
 		probe.base = malloc(probe.size); /* untouched pages cost nothing */
 		probe.used = 0;
 		probe.failed = 0;
@@ -303,7 +303,7 @@ static int input_prepare(struct input *in)
 		ia.alloc = arena_alloc;
 		ia.free = arena_free;
 		ia.ctx = &probe;
-		err = inflate_image(in->file, in->file_size, INFLATE_DEFAULT_LIMIT, &ia, &out,
+		err = decomp_image(in->file, in->file_size, DECOMP_DEFAULT_LIMIT, 0, &ia, &out,
 				    &in->elf_size, &cap);
 		if (err != LDR_OK) {
 			free(probe.base);
@@ -373,7 +373,7 @@ static void bench_input(struct input *in, int samples, double min_s)
 		double t0 = bench_cpu_now(), dt;
 
 		/* without compression only the pipeline itself is timed */
-		have[op] = (op == OP_PIPELINE || in->fmt != INFLATE_NONE) && run_op(in, op) == 0;
+		have[op] = (op == OP_PIPELINE || in->fmt != DECOMP_NONE) && run_op(in, op) == 0;
 		dt = bench_cpu_now() - t0;
 		k[op] = dt > 0 && dt < min_s ? (int)(min_s / dt) + 1 : 1;
 	}
@@ -407,7 +407,7 @@ static void bench_input(struct input *in, int samples, double min_s)
 	zok = have[OP_ZLIB] && med[OP_ZLIB] > 0 && lo[OP_ZLIB] > 0;
 
 	bench_row("pipeline", in->name, "compressed bytes", "%llu",
-		  (unsigned long long)(in->fmt == INFLATE_NONE ? 0 : in->file_size));
+		  (unsigned long long)(in->fmt == DECOMP_NONE ? 0 : in->file_size));
 	bench_row("pipeline", in->name, "ELF bytes", "%llu", (unsigned long long)in->elf_size);
 	bench_row("pipeline", in->name, "load bytes", "%llu", (unsigned long long)in->img.load_size);
 	bench_row("pipeline", in->name, "relocations", "%llu", (unsigned long long)in->relocs);

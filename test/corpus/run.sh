@@ -19,8 +19,8 @@ if [ ! -f "$PIE" ] || [ ! -f "$EXEC" ]; then
 	make --no-print-directory BUILD="$B" payloads >/dev/null || fail "make payloads failed"
 fi
 mkdir -p "$out"
-$CC $CFLAGS test/corpus/mkcorpus.c -lz -o "$out/mkcorpus" || fail "mkcorpus does not build"
-$CC $CFLAGS test/corpus/check_corpus.c src/*.c -lz -o "$out/check_corpus" ||
+$CC $CFLAGS test/corpus/mkcorpus.c -lz -llzma -llz4 -lzstd -o "$out/mkcorpus" || fail "mkcorpus does not build"
+$CC $CFLAGS test/corpus/check_corpus.c src/*.c -lz -llzma -llz4 -lzstd -o "$out/check_corpus" ||
 	fail "check_corpus does not build"
 rm -rf "$out/cases"
 "$out/mkcorpus" "$out/cases" "$PIE" "$EXEC" || fail "mkcorpus failed"

@@ -2,8 +2,8 @@
  * mkseeds.c - writes seed inputs for the fuzz targets that the payload
  * builds and the malformed-kernel corpus do not cover: memory maps for
  * fuzz_e820 (in its input format), option texts for fuzz_options, and
- * small gzip/zlib streams (every header flag, stored blocks, small bombs)
- * for fuzz_inflate.
+ * small gzip/zlib/xz/LZ4-legacy/zstd streams (every gzip header flag,
+ * stored blocks, small bombs) for fuzz_inflate.
  *
  * usage: mkseeds OUTDIR [FIXTURE.mmap...]
  *        (writes OUTDIR/e820, OUTDIR/options, OUTDIR/inflate; captured
@@ -15,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <lz4.h>
+#include <lzma.h>
 #include <zlib.h>
+#include <zstd.h>
 
 static const char *out_dir;
 
@@ -222,6 +225,39 @@ static size_t deflate_to(uint8_t *out, size_t cap, const void *in, size_t n, int
 	return len;
 }
 
+/* the same input as xz (x86 BCJ + LZMA2, CRC32), LZ4 legacy and zstd */
+static void other_seeds(const void *in, size_t n, const char *base, uint8_t *out, size_t cap)
+{
+	lzma_options_lzma opt;
+	lzma_filter f[3] = { { LZMA_FILTER_X86, NULL }, { LZMA_FILTER_LZMA2, &opt },
+			     { LZMA_VLI_UNKNOWN, NULL } };
+	char name[64];
+	size_t pos = 0, z;
+	int c;
+
+	if (lzma_lzma_preset(&opt, 0) ||
+	    lzma_stream_buffer_encode(f, LZMA_CHECK_CRC32, NULL, in, n, out, &pos, cap) != LZMA_OK)
+		exit(2);
+	snprintf(name, sizeof(name), "%s.xz", base);
+	write_seed("inflate", name, out, pos);
+	/* legacy LZ4: magic, one block (n is under 8 MiB here) */
+	memcpy(out, "\x02\x21\x4c\x18", 4);
+	c = LZ4_compress_default(in, (char *)out + 8, (int)n, (int)(cap - 8));
+	if (c <= 0)
+		exit(2);
+	out[4] = (uint8_t)c;
+	out[5] = (uint8_t)(c >> 8);
+	out[6] = (uint8_t)(c >> 16);
+	out[7] = (uint8_t)(c >> 24);
+	snprintf(name, sizeof(name), "%s.lz4", base);
+	write_seed("inflate", name, out, 8 + (size_t)c);
+	z = ZSTD_compress(out, cap, in, n, 3);
+	if (ZSTD_isError(z))
+		exit(2);
+	snprintf(name, sizeof(name), "%s.zst", base);
+	write_seed("inflate", name, out, z);
+}
+
 static void inflate_seeds(void)
 {
 	static const char text[] =
@@ -269,6 +305,8 @@ static void inflate_seeds(void)
 		exit(2);
 	write_seed("inflate", "all-flags.gz", out, zs.total_out);
 	deflateEnd(&zs);
+	other_seeds(text, sizeof(text) - 1, "text", out, cap);
+	other_seeds(zeros, (256u << 10) + 1, "bomb-256k", out, cap);
 	free(zeros);
 	free(out);
 }
