@@ -42,6 +42,8 @@ enum ldr_err bzimage_parse(const void *file, uint64_t size, uint64_t limit,
 
 	if (!bzimage_detect(file, size))
 		return size < BZ_HEADER_MAGIC + 4 ? LDR_E_BZIMAGE_TRUNCATED : LDR_E_BZIMAGE_MAGIC;
+	if (size < BZ_VERSION + 2)
+		return LDR_E_BZIMAGE_TRUNCATED;
 	memset(&bz, 0, sizeof(bz));
 	bz.version = ldr_le16(b + BZ_VERSION);
 	if (bz.version < BZ_MIN_VERSION)

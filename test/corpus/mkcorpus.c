@@ -18,13 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <lz4.h>
-#include <lz4hc.h>
-#include <lzma.h>
 #include <zlib.h>
-#include <zstd.h>
 
-#define MIB (1024ULL * 1024)
+#include "decomp_fixture.h"
+
 
 struct blob {
 	uint8_t *p;
@@ -354,14 +351,6 @@ static struct blob zero_bomb(uint64_t nzero)
 	return b;
 }
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
 /* ------------------------------------------------------------ the cases */
 
 static void header_cases(const struct blob *pie)
@@ -610,7 +599,7 @@ static void exec_cases(const struct blob *exec)
 	/* an R_X86_64_32S field near INT32_MAX: + delta no longer fits */
 	c = dup_blob(exec, 0);
 	edit_rela(&c, rtext, 0, 0, 1, ELF64_R_INFO(ELF64_R_SYM(r0.r_info), R_X86_64_32S));
-	put_le32(c.p + 0x1000 + (r0.r_offset - 16 * MIB), 0x7fff0000);
+	fx_put_le32(c.p + 0x1000 + (r0.r_offset - 16 * MIB), 0x7fff0000);
 	emit("exec-reloc-32s-range", "LDR_E_RELOC_RANGE", &c);
 	c = dup_blob(exec, 0);
 	EDIT_SH(&c, find_sh(&c, ".rela.text"), sh.sh_entsize = 16);
@@ -635,7 +624,7 @@ static void exec_cases(const struct blob *exec)
 	emit("exec-trailing-zeros", "LDR_E_LINUX_RELOCS", &c);
 	/* a well-formed table naming a field far outside the image */
 	c = dup_blob(exec, 64);
-	put_le32(c.p + c.n + 12, 0x7ff00000);
+	fx_put_le32(c.p + c.n + 12, 0x7ff00000);
 	c.n += 16;
 	emit("exec-linux-reloc-outside", "LDR_E_RELOC_TARGET", &c);
 	/* section headers stripped: no relocations to move it with */
@@ -713,7 +702,7 @@ static void gzip_cases(const struct blob *pie, const struct blob *exec)
 	c.p[g.n - 8] ^= 0xff;
 	emit("gz-bad-crc", "LDR_E_DECOMP_CHECK", &c);
 	c = dup_blob(&g, 0);
-	put_le32(c.p + g.n - 4, (uint32_t)pie->n + 1);
+	fx_put_le32(c.p + g.n - 4, (uint32_t)pie->n + 1);
 	emit("gz-bad-isize", "LDR_E_DECOMP_CHECK", &c);
 	c = dup_blob(&g, 0);
 	c.p[3] = 0x80;
@@ -788,69 +777,21 @@ static void gzip_cases(const struct blob *pie, const struct blob *exec)
 
 /* ------------------------------------------------------------ xz, lz4, zstd */
 
-/* xz as Linux makes it: CRC32 check, x86 BCJ + LZMA2 (dictionary dict, 0: preset 6's) */
+/* the streams of test/unit/decomp_fixture.h as blobs */
+static struct blob of_buf(struct buf b)
+{
+	return (struct blob){ b.p, b.len };
+}
+
 static struct blob xz_blob(const struct blob *b, uint32_t preset, uint32_t dict)
 {
-	lzma_options_lzma opt;
-	lzma_filter f[3] = { { LZMA_FILTER_X86, NULL }, { LZMA_FILTER_LZMA2, &opt },
-			     { LZMA_VLI_UNKNOWN, NULL } };
-	struct blob c;
-	size_t pos = 0;
-
-	if (lzma_lzma_preset(&opt, preset))
-		fail("lzma preset");
-	if (dict)
-		opt.dict_size = dict;
-	c.n = lzma_stream_buffer_bound(b->n);
-	c.p = malloc(c.n + 64);
-	if (!c.p || lzma_stream_buffer_encode(f, LZMA_CHECK_CRC32, NULL, b->p, b->n, c.p, &pos,
-					      c.n) != LZMA_OK)
-		fail("xz encode");
-	c.n = pos;
-	return c;
+	return of_buf(fx_xz(b->p, b->n, preset, dict));
 }
 
-/* LZ4 legacy frame (lz4 -l): magic, then [le32 size][block] per 8 MiB */
-static struct blob lz4_blob(const struct blob *b)
-{
-	const size_t blk = 8 * MIB;
-	struct blob c = { malloc(4 + (b->n / blk + 1) * (4 + LZ4_COMPRESSBOUND(blk)) + 64), 4 };
-	size_t off = 0;
-
-	if (!c.p)
-		die("malloc");
-	put_le32(c.p, 0x184c2102u);
-	do {
-		size_t len = b->n - off > blk ? blk : b->n - off;
-		int n = LZ4_compress_HC((const char *)b->p + off, (char *)c.p + c.n + 4, (int)len,
-					LZ4_COMPRESSBOUND(blk), 9);
-
-		if (n <= 0)
-			fail("lz4 encode");
-		put_le32(c.p + c.n, (uint32_t)n);
-		c.n += 4 + (size_t)n;
-		off += len;
-	} while (off < b->n);
-	return c;
-}
-
-/* zstd with checksum and content size, as the zstd tool writes */
+static struct blob lz4_blob(const struct blob *b) { return of_buf(fx_lz4(b->p, b->n)); }
 static struct blob zstd_blob(const struct blob *b, int level)
 {
-	ZSTD_CCtx *z = ZSTD_createCCtx();
-	struct blob c = { malloc(ZSTD_compressBound(b->n) + 64), 0 };
-	size_t r;
-
-	if (!z || !c.p)
-		fail("zstd context");
-	ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel, level);
-	ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag, 1);
-	r = ZSTD_compress2(z, c.p, ZSTD_compressBound(b->n), b->p, b->n);
-	if (ZSTD_isError(r))
-		fail("zstd encode");
-	c.n = r;
-	ZSTD_freeCCtx(z);
-	return c;
+	return of_buf(fx_zstd(b->p, b->n, level, 1));
 }
 
 /* a blob of n bytes starting with magic, the rest a counter */
@@ -931,7 +872,7 @@ static void format_cases(const struct blob *pie, const struct blob *exec)
 				c.p[i + 2] = 30;
 				break;
 			}
-		put_le32(c.p + 12 + hsize - 4, (uint32_t)crc32(0, c.p + 12, (uInt)(hsize - 4)));
+		fx_put_le32(c.p + 12 + hsize - 4, (uint32_t)crc32(0, c.p + 12, (uInt)(hsize - 4)));
 	}
 	emit("xz-dict-128m", "LDR_E_DECOMP_MEMORY", &c);
 
@@ -942,7 +883,7 @@ static void format_cases(const struct blob *pie, const struct blob *exec)
 	c = append_blob(&l, "\x20\0\0\0garbage garbage garbage garbage", 36);
 	emit("lz4-trailing-block", "LDR_E_DECOMP_TRAILING", &c);
 	c = dup_blob(&l, 0);
-	put_le32(c.p + 4, 0x7fffffff);
+	fx_put_le32(c.p + 4, 0x7fffffff);
 	emit("lz4-block-size-huge", "LDR_E_DECOMP_CORRUPT", &c);
 	c = dup_blob(&l, 0);
 	/* the first token claims 15 + 3 * 255 + more literals than the block has */
@@ -1004,45 +945,11 @@ static void format_cases(const struct blob *pie, const struct blob *exec)
 
 /* ------------------------------------------------------------ bzImage */
 
-/*
- * A small synthetic bzImage: 3 setup sectors (header as boot protocol
- * 2.15 lays it out), then 0x100 bytes of "code", the payload (the stream,
- * then - but for gzip - its decompressed size as le32), padding to 16.
- */
-#define BZ_SETUP (4 * 512)
-#define BZ_POFF  0x100
+#define BZ_SETUP FX_BZ_SETUP
+#define BZ_POFF  FX_BZ_POFF
 static struct blob bz_blob(const struct blob *stream, int gzip, uint32_t size)
 {
-	size_t plen = stream->n + (gzip ? 0 : 4);
-	size_t n = (BZ_SETUP + BZ_POFF + plen + 15) & ~(size_t)15;
-	struct blob c = { calloc(1, n + 4096), n };
-	uint8_t *h = c.p;
-
-	if (!c.p)
-		die("calloc");
-	h[0x1f1] = 3;                             /* setup_sects */
-	put_le32(h + 0x1f4, (uint32_t)((n - BZ_SETUP) / 16)); /* syssize */
-	h[0x1fe] = 0x55;
-	h[0x1ff] = 0xaa;
-	h[0x200] = 0xeb;                          /* jump over the header: */
-	h[0x201] = 0x6a;                          /* it ends at 0x26c */
-	memcpy(h + 0x202, "HdrS", 4);
-	h[0x206] = 0x0f;                          /* version 2.15 */
-	h[0x207] = 0x02;
-	put_le32(h + 0x22c, 0x7fffffff);          /* initrd_addr_max */
-	put_le32(h + 0x230, 0x200000);            /* kernel_alignment */
-	h[0x234] = 1;                             /* relocatable_kernel */
-	h[0x235] = 21;                            /* min_alignment */
-	h[0x236] = 0x03;                          /* XLF_KERNEL_64 | ABOVE_4G */
-	put_le32(h + 0x238, 2047);                /* cmdline_size */
-	put_le32(h + 0x248, BZ_POFF);             /* payload_offset */
-	put_le32(h + 0x24c, (uint32_t)plen);      /* payload_length */
-	put_le32(h + 0x258, 0x1000000);           /* pref_address */
-	put_le32(h + 0x260, 0x4000000);           /* init_size */
-	memcpy(h + BZ_SETUP + BZ_POFF, stream->p, stream->n);
-	if (!gzip)
-		put_le32(h + BZ_SETUP + BZ_POFF + stream->n, size);
-	return c;
+	return of_buf(fx_bzimage(stream->p, stream->n, gzip, size));
 }
 
 static void bzimage_cases(const struct blob *pie)
@@ -1076,38 +983,38 @@ static void bzimage_cases(const struct blob *pie)
 	BZ_EDIT("bz-version-2.11", "LDR_E_BZIMAGE_VERSION", c.p[0x206] = 0x0b);
 	BZ_EDIT("bz-not-64", "LDR_E_BZIMAGE_NOT_64", c.p[0x236] = 0x02);
 	BZ_EDIT("bz-not-relocatable", "LDR_E_BZIMAGE_NOT_RELOCATABLE", c.p[0x234] = 0);
-	BZ_EDIT("bz-align-3m", "LDR_E_BZIMAGE_ALIGN", put_le32(c.p + 0x230, 0x300000));
-	BZ_EDIT("bz-align-0", "LDR_E_BZIMAGE_ALIGN", put_le32(c.p + 0x230, 0));
+	BZ_EDIT("bz-align-3m", "LDR_E_BZIMAGE_ALIGN", fx_put_le32(c.p + 0x230, 0x300000));
+	BZ_EDIT("bz-align-0", "LDR_E_BZIMAGE_ALIGN", fx_put_le32(c.p + 0x230, 0));
 	BZ_EDIT("bz-header-short", "LDR_E_BZIMAGE_OUTSIDE", c.p[0x201] = 0x50);
 	BZ_EDIT("bz-header-long", "LDR_E_BZIMAGE_OUTSIDE", c.p[0x201] = 0xff);
 	BZ_EDIT("bz-setup-sects-255", "LDR_E_BZIMAGE_OUTSIDE", c.p[0x1f1] = 255);
-	BZ_EDIT("bz-syssize-huge", "LDR_E_BZIMAGE_OUTSIDE", put_le32(c.p + 0x1f4, 0xffffffff));
+	BZ_EDIT("bz-syssize-huge", "LDR_E_BZIMAGE_OUTSIDE", fx_put_le32(c.p + 0x1f4, 0xffffffff));
 	BZ_EDIT("bz-file-cut", "LDR_E_BZIMAGE_OUTSIDE", c.n = c.n / 2);
 	BZ_EDIT("bz-payload-offset-huge", "LDR_E_BZIMAGE_PAYLOAD",
-		put_le32(c.p + 0x248, 0xfffffff0));
+		fx_put_le32(c.p + 0x248, 0xfffffff0));
 	BZ_EDIT("bz-payload-length-huge", "LDR_E_BZIMAGE_PAYLOAD",
-		put_le32(c.p + 0x24c, 0xffffffff));
-	BZ_EDIT("bz-payload-length-4", "LDR_E_BZIMAGE_PAYLOAD", put_le32(c.p + 0x24c, 4));
+		fx_put_le32(c.p + 0x24c, 0xffffffff));
+	BZ_EDIT("bz-payload-length-4", "LDR_E_BZIMAGE_PAYLOAD", fx_put_le32(c.p + 0x24c, 4));
 	BZ_EDIT("bz-payload-not-compressed", "LDR_E_BZIMAGE_FORMAT",
 		memcpy(c.p + BZ_SETUP + BZ_POFF, pie->p, 16));
 	BZ_EDIT("bz-payload-bzip2", "LDR_E_UNSUPPORTED_BZIP2",
 		memcpy(c.p + BZ_SETUP + BZ_POFF, "BZh9", 4));
 	BZ_EDIT("bz-size-0", "LDR_E_BZIMAGE_SIZE",
-		put_le32(c.p + BZ_SETUP + BZ_POFF + x.n, 0));
+		fx_put_le32(c.p + BZ_SETUP + BZ_POFF + x.n, 0));
 	BZ_EDIT("bz-size-4g", "LDR_E_DECOMP_TOO_BIG",
-		put_le32(c.p + BZ_SETUP + BZ_POFF + x.n, 0xffffffff));
+		fx_put_le32(c.p + BZ_SETUP + BZ_POFF + x.n, 0xffffffff));
 	BZ_EDIT("bz-size-short", "LDR_E_BZIMAGE_SIZE_MISMATCH",
-		put_le32(c.p + BZ_SETUP + BZ_POFF + x.n, size - 1));
+		fx_put_le32(c.p + BZ_SETUP + BZ_POFF + x.n, size - 1));
 	BZ_EDIT("bz-size-long", "LDR_E_BZIMAGE_SIZE_MISMATCH",
-		put_le32(c.p + BZ_SETUP + BZ_POFF + x.n, size + 4096));
+		fx_put_le32(c.p + BZ_SETUP + BZ_POFF + x.n, size + 4096));
 	BZ_EDIT("bz-xz-corrupt", "LDR_E_DECOMP_CORRUPT",
 		c.p[BZ_SETUP + BZ_POFF + x.n / 2] ^= 0xff;
 		c.p[BZ_SETUP + BZ_POFF + x.n / 2 + 1] ^= 0xff);
 	/* the size word taken as part of the stream: length 4 too long */
 	BZ_EDIT("bz-payload-length-plus-4", "LDR_E_DECOMP_TRAILING",
-		put_le32(c.p + 0x24c, (uint32_t)x.n + 8);
-		put_le32(c.p + BZ_SETUP + BZ_POFF + x.n + 4, size);
-		put_le32(c.p + 0x1f4, (uint32_t)((c.n + 16 - BZ_SETUP) / 16));
+		fx_put_le32(c.p + 0x24c, (uint32_t)x.n + 8);
+		fx_put_le32(c.p + BZ_SETUP + BZ_POFF + x.n + 4, size);
+		fx_put_le32(c.p + 0x1f4, (uint32_t)((c.n + 16 - BZ_SETUP) / 16));
 		c.n += 16);
 #undef BZ_EDIT
 	/* a stream cut short inside a well-formed bzImage */

@@ -21,9 +21,9 @@ $(BUILD)/fuzz/fuzz_%: test/fuzz/fuzz_%.c $(CORE_SRC) $(wildcard include/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(CORE_SRC) -lz -llzma -llz4 -lzstd -o $@
 
-$(BUILD)/fuzz/mkseeds: test/fuzz/mkseeds.c
+$(BUILD)/fuzz/mkseeds: test/fuzz/mkseeds.c test/unit/decomp_fixture.h
 	@mkdir -p $(@D)
-	$(HOSTCC) -std=c11 $(WARN) -O1 -D_DEFAULT_SOURCE $< -lz -llzma -llz4 -lzstd -o $@
+	$(HOSTCC) -std=c11 $(WARN) -O1 -D_DEFAULT_SOURCE -Iinclude -Itest/unit $< -lz -llzma -llz4 -lzstd -o $@
 
 HOSTCC ?= gcc
 

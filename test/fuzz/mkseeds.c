@@ -15,10 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <lz4.h>
-#include <lzma.h>
 #include <zlib.h>
-#include <zstd.h>
+
+#include "decomp_fixture.h"
 
 static const char *out_dir;
 
@@ -226,36 +225,18 @@ static size_t deflate_to(uint8_t *out, size_t cap, const void *in, size_t n, int
 }
 
 /* the same input as xz (x86 BCJ + LZMA2, CRC32), LZ4 legacy and zstd */
-static void other_seeds(const void *in, size_t n, const char *base, uint8_t *out, size_t cap)
+static void other_seeds(const void *in, size_t n, const char *base)
 {
-	lzma_options_lzma opt;
-	lzma_filter f[3] = { { LZMA_FILTER_X86, NULL }, { LZMA_FILTER_LZMA2, &opt },
-			     { LZMA_VLI_UNKNOWN, NULL } };
-	char name[64];
-	size_t pos = 0, z;
-	int c;
+	struct buf b[3] = { fx_xz(in, n, 0, 0), fx_lz4(in, n), fx_zstd(in, n, 3, 1) };
+	static const char *const ext[3] = { "xz", "lz4", "zst" };
 
-	if (lzma_lzma_preset(&opt, 0) ||
-	    lzma_stream_buffer_encode(f, LZMA_CHECK_CRC32, NULL, in, n, out, &pos, cap) != LZMA_OK)
-		exit(2);
-	snprintf(name, sizeof(name), "%s.xz", base);
-	write_seed("inflate", name, out, pos);
-	/* legacy LZ4: magic, one block (n is under 8 MiB here) */
-	memcpy(out, "\x02\x21\x4c\x18", 4);
-	c = LZ4_compress_default(in, (char *)out + 8, (int)n, (int)(cap - 8));
-	if (c <= 0)
-		exit(2);
-	out[4] = (uint8_t)c;
-	out[5] = (uint8_t)(c >> 8);
-	out[6] = (uint8_t)(c >> 16);
-	out[7] = (uint8_t)(c >> 24);
-	snprintf(name, sizeof(name), "%s.lz4", base);
-	write_seed("inflate", name, out, 8 + (size_t)c);
-	z = ZSTD_compress(out, cap, in, n, 3);
-	if (ZSTD_isError(z))
-		exit(2);
-	snprintf(name, sizeof(name), "%s.zst", base);
-	write_seed("inflate", name, out, z);
+	for (int i = 0; i < 3; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s.%s", base, ext[i]);
+		write_seed("inflate", name, b[i].p, b[i].len);
+		free(b[i].p);
+	}
 }
 
 static void inflate_seeds(void)
@@ -305,8 +286,8 @@ static void inflate_seeds(void)
 		exit(2);
 	write_seed("inflate", "all-flags.gz", out, zs.total_out);
 	deflateEnd(&zs);
-	other_seeds(text, sizeof(text) - 1, "text", out, cap);
-	other_seeds(zeros, (256u << 10) + 1, "bomb-256k", out, cap);
+	other_seeds(text, sizeof(text) - 1, "text");
+	other_seeds(zeros, (256u << 10) + 1, "bomb-256k");
 	free(zeros);
 	free(out);
 }

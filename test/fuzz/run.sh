@@ -50,7 +50,7 @@ rm -rf "$F/seeds" "$F/corpus-cases"
 "$F/mkseeds" "$F/seeds" test/fixtures/*.mmap
 # the malformed-kernel corpus, made without sanitizers (seeds only)
 if [ -f "$B/payload/kernel-pie.elf" ] && [ -f "$B/payload/kernel-exec.elf" ] &&
-   ${HOSTCC:-gcc} -std=c11 -O1 -D_DEFAULT_SOURCE test/corpus/mkcorpus.c -lz -llzma -llz4 -lzstd -o "$F/mkcorpus" &&
+   ${HOSTCC:-gcc} -std=c11 -O1 -D_DEFAULT_SOURCE -Iinclude -Itest/unit test/corpus/mkcorpus.c -lz -llzma -llz4 -lzstd -o "$F/mkcorpus" &&
    "$F/mkcorpus" "$F/corpus-cases" "$B/payload/kernel-pie.elf" "$B/payload/kernel-exec.elf" >/dev/null; then
 	rm -f "$F"/corpus-cases/*-bomb-*  # large; the seeds have small bombs
 else

@@ -2,7 +2,8 @@
  * decomp_fixture.h - test streams for the decompression tests, made on the
  * host with the same libraries the loader decodes with: xz (with the x86
  * BCJ filter, as Linux), LZ4 legacy frames (as lz4 -l), zstd (with its
- * checksum, as the zstd tool), gzip; and a counting allocator capability
+ * checksum, as the zstd tool), gzip; a small synthetic bzImage around a
+ * stream; and a counting allocator capability
  * that also checks the reserve contract (library state allocated inside
  * the guard never exceeds what was reserved).
  */
@@ -138,6 +139,49 @@ static inline struct buf fx_gzip(const uint8_t *d, size_t n)
 		abort();
 	b.len = zs.total_out;
 	deflateEnd(&zs);
+	return b;
+}
+
+/*
+ * A small synthetic bzImage around a compressed stream: 3 setup sectors
+ * (the header as boot protocol 2.15 lays it out), 0x100 bytes of "code",
+ * the payload (the stream, then - but for gzip - size as le32), padding to
+ * 16 bytes.  FX_BZ_SETUP + FX_BZ_POFF is where the payload starts.
+ */
+#define FX_BZ_SETUP (4 * 512)
+#define FX_BZ_POFF  0x100
+static inline struct buf fx_bzimage(const uint8_t *stream, size_t n, int gzip, uint32_t size)
+{
+	size_t plen = n + (gzip ? 0 : 4);
+	size_t len = (FX_BZ_SETUP + FX_BZ_POFF + plen + 15) & ~(size_t)15;
+	/* room behind: cases that append a signature or grow the image */
+	struct buf b = { calloc(1, len + 4096), len };
+	uint8_t *h = b.p;
+
+	if (!h)
+		abort();
+	h[0x1f1] = 3;                                       /* setup_sects */
+	fx_put_le32(h + 0x1f4, (uint32_t)((len - FX_BZ_SETUP) / 16)); /* syssize */
+	h[0x1fe] = 0x55;
+	h[0x1ff] = 0xaa;
+	h[0x200] = 0xeb;                                    /* jump over the header: */
+	h[0x201] = 0x6a;                                    /* it ends at 0x26c */
+	memcpy(h + 0x202, "HdrS", 4);
+	h[0x206] = 0x0f;                                    /* version 2.15 */
+	h[0x207] = 0x02;
+	fx_put_le32(h + 0x22c, 0x7fffffff);                 /* initrd_addr_max */
+	fx_put_le32(h + 0x230, 0x200000);                   /* kernel_alignment */
+	h[0x234] = 1;                                       /* relocatable_kernel */
+	h[0x235] = 21;                                      /* min_alignment */
+	h[0x236] = 0x03;                                    /* XLF_KERNEL_64 | ABOVE_4G */
+	fx_put_le32(h + 0x238, 2047);                       /* cmdline_size */
+	fx_put_le32(h + 0x248, FX_BZ_POFF);                 /* payload_offset */
+	fx_put_le32(h + 0x24c, (uint32_t)plen);             /* payload_length */
+	fx_put_le32(h + 0x258, 0x1000000);                  /* pref_address */
+	fx_put_le32(h + 0x260, 0x4000000);                  /* init_size */
+	memcpy(h + FX_BZ_SETUP + FX_BZ_POFF, stream, n);
+	if (!gzip)
+		fx_put_le32(h + FX_BZ_SETUP + FX_BZ_POFF + n, size);
 	return b;
 }
 
