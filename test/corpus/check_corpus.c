@@ -17,6 +17,7 @@
 
 #include "elf_load.h"
 #include "bzimage.h"
+#include "decomp_fixture.h"
 #include "reloc.h"
 #define TEST_OWN_MAIN
 #include "test.h"
@@ -35,21 +36,6 @@ static int err_by_name(const char *s, enum ldr_err *ret)
 		}
 	return 0;
 }
-
-static void *heap_alloc(void *ctx, uint64_t size)
-{
-	(void)ctx;
-	return malloc(size ? size : 1);
-}
-
-static void heap_free(void *ctx, void *p, uint64_t size)
-{
-	(void)ctx;
-	(void)size;
-	free(p);
-}
-
-static const struct decomp_alloc heap = { .alloc = heap_alloc, .free = heap_free, .ctx = NULL };
 
 /* The pipeline; *ret_stage names the step that failed. */
 static enum ldr_err run_pipeline(const uint8_t *file, uint64_t size, const char **ret_stage)
@@ -70,14 +56,14 @@ static enum ldr_err run_pipeline(const uint8_t *file, uint64_t size, const char 
 		if (err != LDR_OK)
 			return err;
 		*ret_stage = "bzimage_decompress";
-		err = bzimage_decompress(&bz, DECOMP_DEFAULT_LIMIT, &heap, &inflated, &elf_size,
+		err = bzimage_decompress(&bz, DECOMP_DEFAULT_LIMIT, &fx_heap, &inflated, &elf_size,
 					 &cap);
 		if (err != LDR_OK)
 			return err;
 		elf = inflated;
 	} else if (decomp_detect(file, size) != DECOMP_NONE) {
 		*ret_stage = "decomp_image";
-		err = decomp_image(file, size, DECOMP_DEFAULT_LIMIT, 0, &heap, &inflated,
+		err = decomp_image(file, size, DECOMP_DEFAULT_LIMIT, 0, &fx_heap, &inflated,
 				   &elf_size, &cap);
 		if (err != LDR_OK)
 			return err;

@@ -294,29 +294,14 @@ static struct blob text_blob(const char *s)
 
 /* ------------------------------------------------------------ compression */
 
-static struct blob deflate_blob(const void *d, size_t n, int window_bits)
+/* the streams of test/unit/decomp_fixture.h as blobs */
+static struct blob of_buf(struct buf b)
 {
-	struct blob b;
-	z_stream zs;
-
-	memset(&zs, 0, sizeof(zs));
-	if (deflateInit2(&zs, 9, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		fail("deflateInit2");
-	b.n = deflateBound(&zs, n) + 64;
-	b.p = malloc(b.n);
-	zs.next_in = (Bytef *)d;
-	zs.avail_in = (uInt)n;
-	zs.next_out = b.p;
-	zs.avail_out = (uInt)b.n;
-	if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
-		fail("deflate");
-	b.n = zs.total_out;
-	deflateEnd(&zs);
-	return b;
+	return (struct blob){ b.p, b.len };
 }
 
-static struct blob gz(const struct blob *b) { return deflate_blob(b->p, b->n, 31); }
-static struct blob zl(const struct blob *b) { return deflate_blob(b->p, b->n, 15); }
+static struct blob gz(const struct blob *b) { return of_buf(fx_deflate(b->p, b->n, 31)); }
+static struct blob zl(const struct blob *b) { return of_buf(fx_deflate(b->p, b->n, 15)); }
 
 /* nzero zero bytes, deflated a chunk at a time (no big buffer). */
 static struct blob zero_bomb(uint64_t nzero)
@@ -776,12 +761,6 @@ static void gzip_cases(const struct blob *pie, const struct blob *exec)
 }
 
 /* ------------------------------------------------------------ xz, lz4, zstd */
-
-/* the streams of test/unit/decomp_fixture.h as blobs */
-static struct blob of_buf(struct buf b)
-{
-	return (struct blob){ b.p, b.len };
-}
 
 static struct blob xz_blob(const struct blob *b, uint32_t preset, uint32_t dict)
 {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bzimage.h"
+#include "decomp_fixture.h"
 #include "elf_load.h"
 #include "linux_boot.h"
 #include "sha256.h"
@@ -24,19 +25,6 @@ static void result(int ok, const char *name, const char *what)
 	else
 		failed++;
 	printf("%s %s: %s\n", ok ? "ok" : "FAIL", name, what);
-}
-
-static void *heap_alloc(void *ctx, uint64_t size)
-{
-	(void)ctx;
-	return malloc(size ? size : 1);
-}
-
-static void heap_free(void *ctx, void *p, uint64_t size)
-{
-	(void)ctx;
-	(void)size;
-	free(p);
 }
 
 static uint8_t *read_all(const char *path, uint64_t *ret_len)
@@ -60,7 +48,6 @@ static uint8_t *read_all(const char *path, uint64_t *ret_len)
 
 static void check(const char *name, const char *path, const char *want_fmt)
 {
-	const struct decomp_alloc heap = { .alloc = heap_alloc, .free = heap_free };
 	struct elf_limits lim = elf_default_limits();
 	struct elf_image img;
 	struct bzimage bz;
@@ -89,7 +76,7 @@ static void check(const char *name, const char *path, const char *want_fmt)
 		 (unsigned long long)bz.image_size, (unsigned long long)size, bz.init_size,
 		 bz.kernel_alignment, bz.xloadflags, bz.cmdline_size, bz.setup_header_len);
 	result(!want_fmt || strcmp(decomp_format_name(bz.format), want_fmt) == 0, name, line);
-	err = bzimage_decompress(&bz, DECOMP_DEFAULT_LIMIT, &heap, &out, &len, &cap);
+	err = bzimage_decompress(&bz, DECOMP_DEFAULT_LIMIT, &fx_heap, &out, &len, &cap);
 	snprintf(line, sizeof(line), "bzimage_decompress: %s, %llu bytes", ldr_strerror(err),
 		 err == LDR_OK ? (unsigned long long)len : 0ULL);
 	result(err == LDR_OK, name, line);

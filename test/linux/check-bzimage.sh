@@ -14,7 +14,7 @@ B=${BUILD:-build}
 out=$B/linux/bzcheck
 CC=${HOSTCC:-gcc}
 CFLAGS="-std=c11 -Wall -Wextra -Werror -g -O1 -fsanitize=address,undefined \
- -fno-sanitize-recover=undefined -fno-omit-frame-pointer -D_DEFAULT_SOURCE -Iinclude"
+ -fno-sanitize-recover=undefined -fno-omit-frame-pointer -D_DEFAULT_SOURCE -Iinclude -Itest/unit"
 passed=0 failed=0
 ok() { echo "ok $1"; passed=$((passed + 1)); }
 bad() { echo "FAIL $1"; failed=$((failed + 1)); }

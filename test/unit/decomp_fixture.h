@@ -121,13 +121,14 @@ static inline struct buf fx_zstd(const uint8_t *d, size_t n, int level, int size
 	return b;
 }
 
-static inline struct buf fx_gzip(const uint8_t *d, size_t n)
+/* deflate at level 9: window_bits 31 gzip, 15 zlib, -15 raw */
+static inline struct buf fx_deflate(const uint8_t *d, size_t n, int window_bits)
 {
 	struct buf b;
 	z_stream zs;
 
 	memset(&zs, 0, sizeof(zs));
-	if (deflateInit2(&zs, 9, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (deflateInit2(&zs, 9, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		abort();
 	b.len = deflateBound(&zs, n) + 64;
 	b.p = malloc(b.len);
@@ -141,6 +142,8 @@ static inline struct buf fx_gzip(const uint8_t *d, size_t n)
 	deflateEnd(&zs);
 	return b;
 }
+
+static inline struct buf fx_gzip(const uint8_t *d, size_t n) { return fx_deflate(d, n, 31); }
 
 /*
  * A small synthetic bzImage around a compressed stream: 3 setup sectors
@@ -186,6 +189,22 @@ static inline struct buf fx_bzimage(const uint8_t *stream, size_t n, int gzip, u
 }
 
 /* ---------------------------------------------------------- allocator */
+
+/* The plain capability: malloc and free, no guard, no reservation. */
+static inline void *fx_heap_alloc(void *ctx, uint64_t size)
+{
+	(void)ctx;
+	return malloc(size ? size : 1);
+}
+
+static inline void fx_heap_free(void *ctx, void *p, uint64_t size)
+{
+	(void)ctx;
+	(void)size;
+	free(p);
+}
+
+static const struct decomp_alloc fx_heap = { .alloc = fx_heap_alloc, .free = fx_heap_free };
 
 /* Counts what decomp_image() takes; fails allocation number fail_at. */
 struct counting_alloc {

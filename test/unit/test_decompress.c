@@ -7,8 +7,8 @@
  */
 #include <stdio.h>
 
-#include "decomp_fixture.h"
 #include "test.h"
+#include "decomp_run.h"
 
 enum fmt { F_XZ, F_LZ4, F_ZSTD, F_COUNT };
 static const char *const fmt_name[F_COUNT] = { "xz", "lz4", "zstd" };
@@ -20,53 +20,6 @@ static struct buf make(enum fmt f, const uint8_t *d, size_t n)
 	case F_LZ4: return fx_lz4(d, n);
 	default: return fx_zstd(d, n, 3, 1);
 	}
-}
-
-/*
- * decompress in[0..len) with limit and hint; checks leaks, the guard and
- * reserve contract, and on success the bytes (when want is given).
- */
-static enum ldr_err run_hint(const char *name, const void *in, size_t len, uint64_t limit,
-			     uint64_t hint, const uint8_t *want, size_t want_len,
-			     struct counting_alloc *cnt)
-{
-	struct counting_alloc local;
-	struct counting_alloc *c = cnt ? cnt : &local;
-	struct decomp_alloc a = ca_cap(c);
-	void *out = (void *)0x1;
-	uint64_t olen = 7, ocap = 9;
-	enum ldr_err err;
-
-	err = decomp_image(in, len, limit, hint, &a, &out, &olen, &ocap);
-	if (err == LDR_OK) {
-		CHECK(ocap <= limit && olen <= ocap, "%s: len %llu cap %llu limit %llu", name,
-		      (unsigned long long)olen, (unsigned long long)ocap,
-		      (unsigned long long)limit);
-		CHECK_EQ_U64(c->live, ocap, "%s: only the output stays allocated", name);
-		if (want) {
-			CHECK_EQ_U64(olen, want_len, "%s: length", name);
-			CHECK(olen == want_len && memcmp(out, want, want_len) == 0,
-			      "%s: bytes differ", name);
-		}
-		a.free(a.ctx, out, ocap);
-	} else {
-		CHECK(out == (void *)0x1 && olen == 7 && ocap == 9,
-		      "%s: outputs written on error", name);
-	}
-	CHECK_EQ_U64(c->live, 0, "%s: leak", name);
-	CHECK(!c->bad_free, "%s: free() told the wrong size", name);
-	CHECK(!c->bad_guard && !c->in_guard, "%s: guard calls unbalanced", name);
-	CHECK(!c->over_reserve, "%s: library state %llu passed the reservation %llu", name,
-	      (unsigned long long)c->guarded_peak, (unsigned long long)c->reserve_max);
-	if (c->reserves)
-		CHECK_EQ_U64(c->reserved, 0, "%s: reservation released at the end", name);
-	return err;
-}
-
-static enum ldr_err run(const char *name, const void *in, size_t len, uint64_t limit,
-			const uint8_t *want, size_t want_len, struct counting_alloc *cnt)
-{
-	return run_hint(name, in, len, limit, 0, want, want_len, cnt);
 }
 
 TEST(test_detect)
@@ -524,31 +477,9 @@ TEST(test_alloc_failure)
 
 	for (int f = 0; f < F_COUNT; f++) {
 		struct buf s = make((enum fmt)f, d, n);
-		long fail;
-		int ok = 0;
 
-		for (fail = 0; fail < 64 && !ok; fail++) {
-			struct counting_alloc c;
-			struct decomp_alloc a = ca_cap(&c);
-			void *out = NULL;
-			uint64_t olen = 0, ocap = 0;
-			enum ldr_err err;
-
-			c.fail_at = fail;
-			err = decomp_image(s.p, s.len, DECOMP_DEFAULT_LIMIT, 0, &a, &out, &olen, &ocap);
-			if (err == LDR_OK) {
-				ok = 1;
-				CHECK(olen == n && memcmp(out, d, n) == 0, "%s: fail_at %ld data",
-				      fmt_name[f], fail);
-				a.free(a.ctx, out, ocap);
-			} else {
-				CHECK_EQ_U64(err, LDR_E_NOMEM, "%s: allocation %ld fails",
-					     fmt_name[f], fail);
-			}
-			CHECK_EQ_U64(c.live, 0, "%s: fail_at %ld leaks", fmt_name[f], fail);
-			CHECK(!c.bad_free, "%s: fail_at %ld bad free size", fmt_name[f], fail);
-		}
-		CHECK(ok && fail >= 2, "%s: failures tried at %ld points", fmt_name[f], fail);
+		CHECK(alloc_failure_sweep(fmt_name[f], &s, d, n) >= 2,
+		      "%s: failures tried at two points at least", fmt_name[f]);
 		free(s.p);
 	}
 	free(d);

@@ -11,110 +11,12 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "decompress.h"
 #include "test.h"
-
-/* ---------------------------------------------------------- allocator */
-
-/* Counts what decomp_image() takes; fails allocation number fail_at. */
-struct counting_alloc {
-	uint64_t live, peak, largest, total;
-	unsigned calls;
-	long fail_at;      /* -1: never fail */
-	int bad_free;      /* free told a size other than the allocated one */
-};
-
-struct ca_hdr {
-	uint64_t size;
-	uint64_t pad;      /* keeps the payload 16-byte aligned */
-};
-
-static void *ca_alloc(void *ctx, uint64_t size)
-{
-	struct counting_alloc *c = ctx;
-	struct ca_hdr *h;
-
-	if (c->fail_at >= 0 && (long)c->calls++ == c->fail_at)
-		return NULL;
-	if (c->fail_at < 0)
-		c->calls++;
-	h = malloc(sizeof(*h) + size);
-	if (!h)
-		return NULL;
-	h->size = size;
-	c->live += size;
-	c->total += size;
-	if (c->live > c->peak)
-		c->peak = c->live;
-	if (size > c->largest)
-		c->largest = size;
-	return h + 1;
-}
-
-static void ca_free(void *ctx, void *p, uint64_t size)
-{
-	struct counting_alloc *c = ctx;
-	struct ca_hdr *h;
-
-	if (!p)
-		return;
-	h = (struct ca_hdr *)p - 1;
-	if (h->size != size)
-		c->bad_free = 1;
-	c->live -= h->size;
-	free(h);
-}
-
-static struct decomp_alloc ca_cap(struct counting_alloc *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->fail_at = -1;
-	return (struct decomp_alloc){ .alloc = ca_alloc, .free = ca_free, .ctx = c };
-}
+#include "decomp_run.h"
 
 /* ---------------------------------------------------------- streams */
 
-struct buf {
-	uint8_t *p;
-	size_t len;
-};
-
-/* Compressible but not trivial: runs of a counter and LCG noise. */
-static uint8_t *make_data(size_t n, uint32_t seed)
-{
-	uint8_t *d = malloc(n ? n : 1);
-	uint32_t x = seed;
-
-	for (size_t i = 0; i < n; i++) {
-		x = x * 1103515245u + 12345u;
-		d[i] = (i / 64) % 3 == 0 ? (uint8_t)(x >> 24) : (uint8_t)(i / 7);
-	}
-	return d;
-}
-
-/* gzip (window_bits 31) or zlib (15) by streaming deflate. */
-static struct buf deflate_buf(const uint8_t *d, size_t n, int window_bits)
-{
-	struct buf b;
-	z_stream zs;
-
-	memset(&zs, 0, sizeof(zs));
-	if (deflateInit2(&zs, 9, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		abort();
-	b.len = deflateBound(&zs, n) + 64;
-	b.p = malloc(b.len);
-	zs.next_in = (Bytef *)d;
-	zs.avail_in = (uInt)n;
-	zs.next_out = b.p;
-	zs.avail_out = (uInt)b.len;
-	if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
-		abort();
-	b.len = zs.total_out;
-	deflateEnd(&zs);
-	return b;
-}
-
-static struct buf make_gzip(const uint8_t *d, size_t n) { return deflate_buf(d, n, 31); }
+static struct buf make_gzip(const uint8_t *d, size_t n) { return fx_gzip(d, n); }
 
 /* zlib format through compress2(), the other way the host makes streams */
 static struct buf make_zlib(const uint8_t *d, size_t n)
@@ -161,14 +63,6 @@ static struct buf make_zero_bomb(uint64_t nzero, int window_bits)
 	return b;
 }
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
 /*
  * A gzip member whose deflate data was made against a preset dictionary
  * (raw deflate + deflateSetDictionary, wrapped by hand): its first match
@@ -194,46 +88,10 @@ static struct buf far_back_gzip(void)
 		abort();
 	b.len = 10 + zs.total_out;
 	deflateEnd(&zs);
-	put_le32(b.p + b.len, (uint32_t)crc32(0, (const Bytef *)text, sizeof(text) - 1));
-	put_le32(b.p + b.len + 4, sizeof(text) - 1);
+	fx_put_le32(b.p + b.len, (uint32_t)crc32(0, (const Bytef *)text, sizeof(text) - 1));
+	fx_put_le32(b.p + b.len + 4, sizeof(text) - 1);
 	b.len += 8;
 	return b;
-}
-
-/* ---------------------------------------------------------- runner */
-
-/* inflate in[0..len) with limit; checks leaks and, on success, the bytes. */
-static enum ldr_err run(const char *name, const void *in, size_t len, uint64_t limit,
-			const uint8_t *want, size_t want_len, struct counting_alloc *cnt)
-{
-	struct counting_alloc local;
-	struct counting_alloc *c = cnt ? cnt : &local;
-	struct decomp_alloc a = ca_cap(c);
-	void *out = (void *)0x1;
-	uint64_t olen = 7, ocap = 9;
-	enum ldr_err err;
-
-	err = decomp_image(in, len, limit, 0, &a, &out, &olen, &ocap);
-	if (err == LDR_OK) {
-		CHECK(ocap <= limit && olen <= ocap, "%s: len %llu cap %llu limit %llu", name,
-		      (unsigned long long)olen, (unsigned long long)ocap,
-		      (unsigned long long)limit);
-		CHECK_EQ_U64(c->live, ocap, "%s: only the output stays allocated", name);
-		if (want) {
-			CHECK_EQ_U64(olen, want_len, "%s: length", name);
-			CHECK(olen == want_len && memcmp(out, want, want_len) == 0,
-			      "%s: bytes differ", name);
-		}
-		a.free(a.ctx, out, ocap);
-	} else {
-		CHECK(out == (void *)0x1 && olen == 7 && ocap == 9,
-		      "%s: outputs written on error", name);
-	}
-	CHECK_EQ_U64(c->live, 0, "%s: leak", name);
-	CHECK(!c->bad_free, "%s: free() told the wrong size", name);
-	CHECK(c->largest <= limit + 1 * MIB, "%s: allocated %llu with limit %llu", name,
-	      (unsigned long long)c->largest, (unsigned long long)limit);
-	return err;
 }
 
 /* ---------------------------------------------------------- tests */
@@ -272,8 +130,8 @@ TEST(test_roundtrip)
 
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		size_t n = sizes[i];
-		uint8_t *d = make_data(n, (uint32_t)n);
-		struct buf g = make_gzip(d, n), z = make_zlib(d, n), z2 = deflate_buf(d, n, 15);
+		uint8_t *d = fx_data(n, (uint32_t)n);
+		struct buf g = make_gzip(d, n), z = make_zlib(d, n), z2 = fx_deflate(d, n, 15);
 		char name[64];
 
 		snprintf(name, sizeof(name), "gzip %zu", n);
@@ -311,7 +169,7 @@ TEST(test_growth)
 	/* gzip whose ISIZE says 0 (as for a 4 GiB multiple): the hint is
 	 * ignored, the buffer grows, and zlib's length check refuses it */
 	g = make_gzip(d, n);
-	put_le32(g.p + g.len - 4, 0);
+	fx_put_le32(g.p + g.len - 4, 0);
 	CHECK_EQ_U64(run("gzip ISIZE 0", g.p, g.len, DECOMP_DEFAULT_LIMIT, NULL, 0, &c),
 		     LDR_E_DECOMP_CHECK, "gzip ISIZE 0");
 	CHECK(c.calls > 2, "gzip ISIZE 0: grown past the lie (%u allocations)", c.calls);
@@ -329,7 +187,7 @@ TEST(test_growth)
 TEST(test_isize_lies)
 {
 	size_t n = 300 * KIB;
-	uint8_t *d = make_data(n, 7);
+	uint8_t *d = fx_data(n, 7);
 	struct buf g = make_gzip(d, n);
 	static const struct {
 		const char *name;
@@ -346,14 +204,14 @@ TEST(test_isize_lies)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		struct counting_alloc c;
 
-		put_le32(g.p + g.len - 4, t[i].isize);
+		fx_put_le32(g.p + g.len - 4, t[i].isize);
 		CHECK_EQ_U64(run(t[i].name, g.p, g.len, t[i].limit, NULL, 0, &c),
 			     LDR_E_DECOMP_CHECK, "%s", t[i].name);
 		CHECK(c.largest <= t[i].limit + 64 * KIB, "%s: first buffer bounded by the limit",
 		      t[i].name);
 	}
 	/* the true ISIZE, and a 1 MiB limit: the hint is clamped, data fits */
-	put_le32(g.p + g.len - 4, (uint32_t)n);
+	fx_put_le32(g.p + g.len - 4, (uint32_t)n);
 	CHECK_EQ_U64(run("ISIZE true", g.p, g.len, 1 * MIB, d, n, NULL), LDR_OK, "ISIZE true");
 	free(d);
 	free(g.p);
@@ -365,7 +223,7 @@ TEST(test_limit)
 
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		size_t n = sizes[i];
-		uint8_t *d = make_data(n, 99);
+		uint8_t *d = fx_data(n, 99);
 		struct buf s[2] = { make_gzip(d, n), make_zlib(d, n) };
 
 		for (int k = 0; k < 2; k++) {
@@ -387,7 +245,7 @@ TEST(test_limit)
 TEST(test_truncated)
 {
 	size_t n = 200 * KIB;
-	uint8_t *d = make_data(n, 3);
+	uint8_t *d = fx_data(n, 3);
 	struct buf g = make_gzip(d, n), z = make_zlib(d, n);
 	/* cut points: inside the header, first bytes of data, middle, trailer */
 	const size_t gcut[] = { 3, 9, 10, 11, 12, 100, g.len / 2, g.len - 9, g.len - 8,
@@ -424,7 +282,7 @@ TEST(test_truncated)
 TEST(test_checksums)
 {
 	size_t n = 100 * KIB;
-	uint8_t *d = make_data(n, 5);
+	uint8_t *d = fx_data(n, 5);
 	struct buf g = make_gzip(d, n), z = make_zlib(d, n);
 
 	for (int byte = 0; byte < 4; byte++) {
@@ -451,7 +309,7 @@ TEST(test_checksums)
 TEST(test_headers)
 {
 	size_t n = 10 * KIB;
-	uint8_t *d = make_data(n, 11);
+	uint8_t *d = fx_data(n, 11);
 	struct buf g = make_gzip(d, n), z = make_zlib(d, n);
 	uint8_t *t = malloc(g.len + z.len + 64);
 
@@ -492,7 +350,7 @@ TEST(test_headers)
 TEST(test_corrupt_and_trailing)
 {
 	size_t n = 50 * KIB;
-	uint8_t *d = make_data(n, 13);
+	uint8_t *d = fx_data(n, 13);
 	struct buf g = make_gzip(d, n), z = make_zlib(d, n);
 	uint8_t *t = malloc(2 * (g.len + z.len) + 64);
 
@@ -562,7 +420,7 @@ TEST(test_bomb)
 	/* ISIZE lies small: the buffer grows by doubling up to the limit;
 	 * while it is copied the old and new buffer are both live, so the
 	 * peak is below twice the limit, no single buffer above it */
-	put_le32(g.p + g.len - 4, 1);
+	fx_put_le32(g.p + g.len - 4, 1);
 	CHECK_EQ_U64(run("gzip bomb small ISIZE", g.p, g.len, limit, NULL, 0, &c),
 		     LDR_E_DECOMP_TOO_BIG, "gzip bomb, ISIZE 1");
 	CHECK(c.largest <= limit, "gzip bomb ISIZE 1: largest %llu", (unsigned long long)c.largest);
@@ -587,36 +445,12 @@ TEST(test_bomb)
 TEST(test_alloc_failure)
 {
 	size_t n = 700 * KIB;
-	uint8_t *d = make_data(n, 17);
+	uint8_t *d = fx_data(n, 17);
 	struct buf s[2] = { make_gzip(d, n), make_zlib(d, n) };
 
 	for (int k = 0; k < 2; k++) {
-		long fail;
-		int ok = 0;
-
-		for (fail = 0; fail < 64 && !ok; fail++) {
-			struct counting_alloc c;
-			struct decomp_alloc a = ca_cap(&c);
-			void *out = NULL;
-			uint64_t olen = 0, ocap = 0;
-			enum ldr_err err;
-
-			c.fail_at = fail;
-			err = decomp_image(s[k].p, s[k].len, DECOMP_DEFAULT_LIMIT, 0, &a, &out,
-					    &olen, &ocap);
-			if (err == LDR_OK) {
-				ok = 1;
-				CHECK(olen == n && memcmp(out, d, n) == 0, "%s: fail_at %ld data",
-				      k ? "zlib" : "gzip", fail);
-				a.free(a.ctx, out, ocap);
-			} else {
-				CHECK_EQ_U64(err, LDR_E_NOMEM, "%s: allocation %ld fails",
-					     k ? "zlib" : "gzip", fail);
-			}
-			CHECK_EQ_U64(c.live, 0, "%s: fail_at %ld leaks", k ? "zlib" : "gzip", fail);
-			CHECK(!c.bad_free, "%s: fail_at %ld bad free size", k ? "zlib" : "gzip", fail);
-		}
-		CHECK(ok && fail >= 3, "%s: failures tried at %ld points", k ? "zlib" : "gzip", fail);
+		CHECK(alloc_failure_sweep(k ? "zlib" : "gzip", &s[k], d, n) >= 3,
+		      "%s: failures tried at three points at least", k ? "zlib" : "gzip");
 		free(s[k].p);
 	}
 	free(d);
