@@ -13,6 +13,7 @@ struct decomp_run {
 	const struct decomp_alloc *a;
 	const uint8_t *in;      /* the whole stream */
 	uint64_t in_len;
+	uint64_t limit;         /* the output limit */
 	uint64_t mem_need;      /* prepare / DS_NEED_MEM: total library state */
 	uint64_t size_hint;     /* prepare: output size the stream claims, or 0 */
 	uint64_t produced;      /* output made by the steps before this one */
@@ -22,13 +23,20 @@ struct decomp_run {
 	int lz4_short;          /* the LZ4 backend: last block was short */
 };
 
-/* One call's window: the driver fills the first five, the backend the rest. */
+/*
+ * One call's window: the driver fills all but the last two, the backend
+ * those.  buf, buf_cap and buf_used describe the whole output buffer, for a
+ * backend that decodes straight into it and bounds a call by its input
+ * instead (zstd with a stable output buffer); out/out_avail is the chunk.
+ */
 struct decomp_io {
 	const uint8_t *in;
 	uint64_t in_avail;
 	int in_last;            /* in_avail reaches the end of the input */
-	uint8_t *out;
+	uint8_t *out;           /* buf + buf_used */
 	uint64_t out_avail;     /* may be 0: "finish without more output" */
+	uint8_t *buf;
+	uint64_t buf_cap, buf_used;
 	uint64_t in_used;
 	uint64_t out_made;
 };

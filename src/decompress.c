@@ -170,6 +170,9 @@ static enum ldr_err decomp_loop(const struct decomp_backend *b, struct decomp_ru
 		io.in_last = io.in_avail == in_left;
 		io.out = *out + used;
 		io.out_avail = room > chunk ? chunk : room;
+		io.buf = *out;
+		io.buf_cap = *cap;
+		io.buf_used = used;
 		io.in_used = 0;
 		io.out_made = 0;
 		decomp_guard(a, 1);
@@ -237,6 +240,7 @@ enum ldr_err decomp_image(const void *in, uint64_t in_len, uint64_t limit,
 	r.a = a;
 	r.in = in;
 	r.in_len = in_len;
+	r.limit = limit;
 
 	decomp_guard(a, 1);
 	err = b->prepare(&r);

@@ -453,9 +453,30 @@ TEST(test_reserve)
 		     "xz dict 32 MiB (Linux)");
 	CHECK(c.reserve_max >= 32 * MIB && c.reserve_max <= 32 * MIB + 512 * KIB,
 	      "xz 32 MiB: reserved %llu", (unsigned long long)c.reserve_max);
+	/* zstd with its content size: decoded straight into the output, so
+	 * only the context and one block are reserved, whatever the window */
 	CHECK_EQ_U64(run("zstd", z.p, z.len, DECOMP_DEFAULT_LIMIT, d, n, &c), LDR_OK, "zstd");
-	CHECK(c.reserve_max > 0 && c.guarded_peak <= c.reserve_max, "zstd: reserved %llu, used %llu",
-	      (unsigned long long)c.reserve_max, (unsigned long long)c.guarded_peak);
+	CHECK(c.reserve_max > 128 * KIB && c.reserve_max < 512 * KIB,
+	      "zstd sized: reserved %llu, not a window", (unsigned long long)c.reserve_max);
+	/* without it: the window is reserved (zstd -3 on 3 MiB: 4 MiB) */
+	{
+		struct buf u = fx_zstd(d, n, 3, 0);
+		ZSTD_frameHeader fh;
+
+		CHECK(ZSTD_getFrameHeader(&fh, u.p, u.len) == 0 &&
+		      fh.frameContentSize == ZSTD_CONTENTSIZE_UNKNOWN, "zstd unsized frame");
+		CHECK_EQ_U64(run("zstd unsized", u.p, u.len, DECOMP_DEFAULT_LIMIT, d, n, &c), LDR_OK,
+			     "zstd unsized");
+		CHECK(c.reserve_max >= fh.windowSize, "zstd unsized: reserved %llu for a %llu window",
+		      (unsigned long long)c.reserve_max, (unsigned long long)fh.windowSize);
+		free(u.p);
+	}
+	/* a caller's hint below the content size: the buffer cannot hold the
+	 * frame, so the window is asked for after all, and the output grows */
+	CHECK_EQ_U64(run_hint("zstd small hint", z.p, z.len, DECOMP_DEFAULT_LIMIT, n / 2, d, n, &c),
+		     LDR_OK, "zstd small hint");
+	CHECK(c.reserves >= 3 && c.reserve_max > 1 * MIB, "zstd small hint: raised to %llu",
+	      (unsigned long long)c.reserve_max);
 	CHECK_EQ_U64(run("gzip", g.p, g.len, DECOMP_DEFAULT_LIMIT, d, n, &c), LDR_OK, "gzip");
 	CHECK(c.reserve_max <= 64 * KIB, "gzip: fits the static 64 KiB arena (%llu)",
 	      (unsigned long long)c.reserve_max);
