@@ -28,7 +28,8 @@ enum decomp_format {
 #define DECOMP_DEFAULT_LIMIT (512 * MIB)
 
 /* output handed to zlib, liblzma and libzstd per call: bounds the time
- * spent inside one call (an LZ4 call decodes one block, at most 8 MiB) */
+ * spent inside one call (an LZ4 call decodes one block, at most 8 MiB; a
+ * zstd call into a buffer that holds the whole frame, one 128 KiB block) */
 #define DECOMP_CHUNK (1 * MIB)
 #define DECOMP_LZ4_BLOCK (8 * MIB)
 
@@ -36,7 +37,8 @@ enum decomp_format {
  * The most library state a stream may ask for: an xz dictionary of 64 MiB
  * (xz -9; Linux's kernels use 32 MiB) plus liblzma's own state, and a zstd
  * window of 128 MiB (2^27, libzstd's default decoder limit and what Linux's
- * zstd -22 kernels use).  A stream that needs more is LDR_E_DECOMP_MEMORY.
+ * zstd -22 kernels use; only allocated when the frame does not state its
+ * content size).  A stream that needs more is LDR_E_DECOMP_MEMORY.
  */
 #define DECOMP_XZ_MEM_MAX      (64 * MIB + 1 * MIB)
 #define DECOMP_ZSTD_WINDOW_LOG 27
