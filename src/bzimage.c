@@ -95,6 +95,9 @@ enum ldr_err bzimage_parse(const void *file, uint64_t size, uint64_t limit,
 	bz.decompressed_size = ldr_le32(bz.payload + plen - 4);
 	bz.stream = bz.payload;
 	bz.stream_len = bz.format == DECOMP_GZIP ? plen : plen - 4;
+	/* the magic must lie in the stream, not reach into the size word */
+	if (decomp_detect(bz.stream, bz.stream_len) != bz.format)
+		return LDR_E_BZIMAGE_PAYLOAD;
 	if (bz.decompressed_size < BZ_MIN_DECOMPRESSED)
 		return LDR_E_BZIMAGE_SIZE;
 	if (bz.decompressed_size > limit)

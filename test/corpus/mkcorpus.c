@@ -974,6 +974,8 @@ static void bzimage_cases(const struct blob *pie)
 	BZ_EDIT("bz-payload-length-huge", "LDR_E_BZIMAGE_PAYLOAD",
 		fx_put_le32(c.p + 0x24c, 0xffffffff));
 	BZ_EDIT("bz-payload-length-4", "LDR_E_BZIMAGE_PAYLOAD", fx_put_le32(c.p + 0x24c, 4));
+	/* the xz magic reaching into the size word (found by fuzz_bzimage) */
+	BZ_EDIT("bz-payload-length-7", "LDR_E_BZIMAGE_PAYLOAD", fx_put_le32(c.p + 0x24c, 7));
 	BZ_EDIT("bz-payload-not-compressed", "LDR_E_BZIMAGE_FORMAT",
 		memcpy(c.p + BZ_SETUP + BZ_POFF, pie->p, 16));
 	BZ_EDIT("bz-payload-bzip2", "LDR_E_UNSUPPORTED_BZIP2",

@@ -120,6 +120,8 @@ TEST(test_header_fields)
 		{ "payload_length 2^32-1", 0x24c, 4, 0xffffffff, LDR_E_BZIMAGE_PAYLOAD },
 		{ "payload_length 4", 0x24c, 4, 4, LDR_E_BZIMAGE_PAYLOAD },
 		{ "payload_length 0", 0x24c, 4, 0, LDR_E_BZIMAGE_PAYLOAD },
+		/* 7 bytes: the xz magic runs into the size word */
+		{ "payload_length 7", 0x24c, 4, 7, LDR_E_BZIMAGE_PAYLOAD },
 		{ "payload not compressed", FX_BZ_SETUP + FX_BZ_POFF, 1, 0x7f, LDR_E_BZIMAGE_FORMAT },
 		{ "payload bzip2", FX_BZ_SETUP + FX_BZ_POFF, 4, 0x39685a42, LDR_E_UNSUPPORTED_BZIP2 },
 		{ "payload lzo", FX_BZ_SETUP + FX_BZ_POFF, 4, 0x4f5a4c89, LDR_E_UNSUPPORTED_LZO },
