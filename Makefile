@@ -8,7 +8,7 @@ OBJCOPY := objcopy
 BUILD   := build
 
 # Debian packages every tier needs; `make deps` installs the missing ones.
-DEB_PKGS := gnu-efi zlib1g-dev ovmf qemu-system-x86 mtools dosfstools \
+DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf qemu-system-x86 mtools dosfstools \
             systemd-boot-efi sbsigntool clang libclang-rt-14-dev gcc make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck
 
@@ -30,7 +30,7 @@ SAN_CFLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
                -fno-omit-frame-pointer
 # the headers test programs share (test.h, elf_build.h, mmap_fixture.h)
 TEST_INC    := -Itest/unit
-HOST_LDLIBS := -lz -lm
+HOST_LDLIBS := -lz -llzma -llz4 -lzstd -lm
 
 # ---------------------------------------------------------------- host core
 HOST_CFLAGS := $(HOST_BASE_CFLAGS) -O1 $(SAN_CFLAGS)
@@ -67,11 +67,22 @@ $(BUILD)/corpus/mkcorpus: $(BUILD)/corpus/obj/mkcorpus.o
 $(BUILD)/corpus/check_corpus: $(BUILD)/corpus/obj/check_corpus.o $(HOST_OBJ)
 	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_OBJ) $(HOST_LDLIBS) -o $@
 
+# test/linux/check-bzimage.sh: the core's bzImage parser on Debian's kernels
+$(BUILD)/linux/bzcheck: $(BUILD)/corpus/obj/bzcheck.o $(HOST_OBJ)
+	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_OBJ) $(HOST_LDLIBS) -o $@
+$(BUILD)/corpus/obj/bzcheck.o: test/linux/bzcheck.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOST_CFLAGS) $(TEST_INC) $(DEPFLAGS) -c $< -o $@
+DEPS += $(BUILD)/corpus/obj/bzcheck.d
+
 # ---------------------------------------------------------------- EFI image
 EFI_INC   := /usr/include/efi
 EFI_LIB   := /usr/lib
 EFI_CRT0  := $(EFI_LIB)/crt0-efi-x86_64.o
-LIBZ_A    := /usr/lib/x86_64-linux-gnu/libz.a
+# the decompressors, linked as Debian ships them (efi/zglue.c makes them safe)
+LIBDIR_A  := /usr/lib/x86_64-linux-gnu
+DECOMP_A  := $(LIBDIR_A)/libz.a $(LIBDIR_A)/liblzma.a $(LIBDIR_A)/liblz4.a \
+             $(LIBDIR_A)/libzstd.a
 EFI_CFLAGS := -std=gnu11 $(WARN) -O2 -g -ffreestanding -fno-stack-protector \
               -fshort-wchar -mno-red-zone -mno-mmx -mno-sse -mgeneral-regs-only \
               -fpic -fno-strict-aliasing -fno-builtin -DGNU_EFI_USE_MS_ABI \
@@ -100,7 +111,7 @@ $(BUILD)/efi/core_%.o: src/%.c
 
 $(BUILD)/loader.so: $(EFI_OBJ) loader.lds
 	$(LD) $(EFI_LDFLAGS) $(EFI_CRT0) $(EFI_OBJ) -L$(EFI_LIB) -lefi -lgnuefi \
-	      $(LIBZ_A) $(LIBGCC) -o $@
+	      $(DECOMP_A) $(LIBGCC) -o $@
 
 $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 	$(OBJCOPY) -j .text -j .reloc -j .data -j .dynamic -j .rela -j .dynsym \

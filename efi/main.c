@@ -8,7 +8,7 @@
 #include <efilib.h>
 
 #include "ldr.h"
-#include "inflate.h"
+#include "decompress.h"
 #include "sha256.h"
 #include "loader.h"
 #include "proto.h"
@@ -180,14 +180,15 @@ static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
 
 	L->image_buf = L->file;
 	L->image_size = L->file_size;
-	if (inflate_detect(L->file, L->file_size) != INFLATE_NONE) {
+	if (decomp_detect(L->file, L->file_size) != DECOMP_NONE) {
 		void *out;
 		uint64_t len, cap;
 
-		log_info(L"%s: decompressing %ld bytes", path, L->file_size);
-		err = inflate_image(L->file, L->file_size, L->opt.max_kernel, &zglue_alloc,
-				    &out, &len, &cap);
-		if (err == LDR_E_GZIP_TOO_BIG)
+		log_info(L"%s: decompressing %ld bytes (%a)", path, L->file_size,
+			 decomp_format_name(decomp_detect(L->file, L->file_size)));
+		err = decomp_image(L->file, L->file_size, L->opt.max_kernel, 0, &zglue_alloc,
+				   &out, &len, &cap);
+		if (err == LDR_E_DECOMP_TOO_BIG)
 			return log_ldr(EFI_LOAD_ERROR, err,
 				       L"%s: more than %ld bytes (raise kaslr.maxsize=)",
 				       path, L->opt.max_kernel);

@@ -1,13 +1,15 @@
 /*
- * zglue.h - what Debian's libz.a needs from its host inside the EFI image:
- * malloc/free, and a real stack-protector canary at %fs:0x28.
+ * zglue.h - what Debian's libz.a, liblzma.a, liblz4.a and libzstd.a need
+ * from their host inside the EFI image: an allocator that works with
+ * interrupts masked, malloc/free, and a real stack-protector canary at
+ * %fs:0x28.
  */
 #ifndef EFI_ZGLUE_H
 #define EFI_ZGLUE_H
 
 #include <efi.h>
 #include <efilib.h>
-#include "inflate.h"
+#include "decompress.h"
 
 /*
  * Point FS at a loader-owned block whose word at 0x28 is `canary` (random,
@@ -20,7 +22,8 @@ void zglue_leave(void);
 /* Zero the canary (it came from the entropy pool); before the jump. */
 void zglue_wipe(void);
 
-/* The allocator capability src/inflate.c takes: pool for small, pages for big. */
-extern const struct inflate_alloc zglue_alloc;
+/* The allocator capability src/decompress.c takes: pages for the output,
+ * the arena (see zglue.c) for library state, TPL_HIGH_LEVEL around calls. */
+extern const struct decomp_alloc zglue_alloc;
 
 #endif

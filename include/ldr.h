@@ -17,7 +17,9 @@
 
 /* What the user can do about a class of errors (the last column below). */
 #define LDR_HINT_KERNEL  "kernel= must name an ELF64 x86-64 kernel built as PIE or with --emit-relocs"
-#define LDR_HINT_GZIP    "the compressed kernel file is damaged or not gzip/zlib: copy it again"
+#define LDR_HINT_DECOMP  "the compressed kernel file is damaged: copy it again"
+#define LDR_HINT_FORMAT  "recompress it with xz, zstd, gzip or lz4 -l (a Linux bzImage: CONFIG_KERNEL_XZ, _ZSTD, _GZIP or _LZ4)"
+#define LDR_HINT_BZIMAGE "kernel= must name an x86-64 Linux bzImage (boot protocol 2.12 or later, relocatable)"
 #define LDR_HINT_OPTIONS "see README, Options"
 #define LDR_HINT_MEMORY  "give the machine more memory or lower kaslr.min="
 
@@ -71,12 +73,28 @@
 	X(LDR_E_RELR_BAD, LOAD_ERROR, "malformed DT_RELR table", LDR_HINT_KERNEL) \
 	X(LDR_E_LINUX_RELOCS, LOAD_ERROR, "malformed Linux relocation table", LDR_HINT_KERNEL) \
 	X(LDR_E_NOT_RELOCATABLE, LOAD_ERROR, "image cannot be relocated (no relocations)", LDR_HINT_KERNEL) \
-	X(LDR_E_GZIP_HEADER, LOAD_ERROR, "bad gzip/zlib header", LDR_HINT_GZIP) \
-	X(LDR_E_GZIP_CORRUPT, LOAD_ERROR, "corrupt compressed data", LDR_HINT_GZIP) \
-	X(LDR_E_GZIP_CRC, LOAD_ERROR, "compressed data fails its checksum", LDR_HINT_GZIP) \
-	X(LDR_E_GZIP_TRUNCATED, LOAD_ERROR, "compressed data is truncated", LDR_HINT_GZIP) \
-	X(LDR_E_GZIP_TOO_BIG, LOAD_ERROR, "decompressed size exceeds the limit", LDR_HINT_GZIP) \
-	X(LDR_E_GZIP_TRAILING, LOAD_ERROR, "garbage after the compressed stream", LDR_HINT_GZIP) \
+	X(LDR_E_DECOMP_HEADER, LOAD_ERROR, "bad header of the compressed stream", LDR_HINT_DECOMP) \
+	X(LDR_E_DECOMP_CORRUPT, LOAD_ERROR, "corrupt compressed data", LDR_HINT_DECOMP) \
+	X(LDR_E_DECOMP_CHECK, LOAD_ERROR, "compressed data fails its checksum", LDR_HINT_DECOMP) \
+	X(LDR_E_DECOMP_TRUNCATED, LOAD_ERROR, "compressed data is truncated", LDR_HINT_DECOMP) \
+	X(LDR_E_DECOMP_TOO_BIG, LOAD_ERROR, "decompressed size exceeds the limit", "raise kaslr.maxsize= if the kernel really is that large") \
+	X(LDR_E_DECOMP_TRAILING, LOAD_ERROR, "garbage after the compressed stream", LDR_HINT_DECOMP) \
+	X(LDR_E_DECOMP_MEMORY, UNSUPPORTED, "stream needs a larger window than the loader allows (xz dictionary over 64 MiB, zstd window over 128 MiB)", "recompress with a smaller dictionary or window (xz -6, zstd -19)") \
+	X(LDR_E_UNSUPPORTED_BZIP2, UNSUPPORTED, "bzip2 compression is not supported", LDR_HINT_FORMAT) \
+	X(LDR_E_UNSUPPORTED_LZMA, UNSUPPORTED, "lzma (.lzma, LZMA-alone) compression is not supported", LDR_HINT_FORMAT) \
+	X(LDR_E_UNSUPPORTED_LZO, UNSUPPORTED, "lzo (lzop) compression is not supported", LDR_HINT_FORMAT) \
+	X(LDR_E_UNSUPPORTED_LZ4_FRAME, UNSUPPORTED, "lz4 frame format is not supported (only the legacy format of lz4 -l)", LDR_HINT_FORMAT) \
+	X(LDR_E_BZIMAGE_MAGIC, LOAD_ERROR, "not a bzImage (no HdrS and 0xAA55 in the setup header)", LDR_HINT_BZIMAGE) \
+	X(LDR_E_BZIMAGE_TRUNCATED, LOAD_ERROR, "bzImage shorter than its setup header", LDR_HINT_BZIMAGE) \
+	X(LDR_E_BZIMAGE_VERSION, UNSUPPORTED, "bzImage boot protocol older than 2.12", LDR_HINT_BZIMAGE) \
+	X(LDR_E_BZIMAGE_NOT_64, UNSUPPORTED, "bzImage has no 64-bit entry (XLF_KERNEL_64)", LDR_HINT_BZIMAGE) \
+	X(LDR_E_BZIMAGE_NOT_RELOCATABLE, UNSUPPORTED, "bzImage is not relocatable", LDR_HINT_BZIMAGE) \
+	X(LDR_E_BZIMAGE_ALIGN, LOAD_ERROR, "bzImage kernel_alignment is not a power of two", LDR_HINT_BZIMAGE) \
+	X(LDR_E_BZIMAGE_OUTSIDE, LOAD_ERROR, "bzImage setup header, setup code or kernel lies outside the file", LDR_HINT_BZIMAGE) \
+	X(LDR_E_BZIMAGE_PAYLOAD, LOAD_ERROR, "bzImage payload lies outside the kernel image", LDR_HINT_BZIMAGE) \
+	X(LDR_E_BZIMAGE_FORMAT, LOAD_ERROR, "bzImage payload is not in a known compressed format", LDR_HINT_BZIMAGE) \
+	X(LDR_E_BZIMAGE_SIZE, LOAD_ERROR, "bzImage records an implausible decompressed size", LDR_HINT_BZIMAGE) \
+	X(LDR_E_BZIMAGE_SIZE_MISMATCH, LOAD_ERROR, "bzImage payload decompressed to another size than it records", LDR_HINT_BZIMAGE) \
 	X(LDR_E_MMAP_DESC_SIZE, LOAD_ERROR, "bad memory map descriptor size", NULL) \
 	X(LDR_E_MMAP_TOO_BIG, OUT_OF_RESOURCES, "memory map has too many entries", NULL) \
 	X(LDR_E_NO_SLOT, OUT_OF_RESOURCES, "no memory slot large enough for the kernel", LDR_HINT_MEMORY) \
@@ -132,6 +150,23 @@ static inline int ldr_add_ok(uint64_t a, uint64_t b, uint64_t *ret)
 		return 0;
 	*ret = a + b;
 	return 1;
+}
+
+/* Little-endian integers from untrusted bytes (no alignment assumed). */
+static inline uint16_t ldr_le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t ldr_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t ldr_le64(const uint8_t *p)
+{
+	return (uint64_t)ldr_le32(p) | (uint64_t)ldr_le32(p + 4) << 32;
 }
 
 static inline uint64_t ldr_align_up(uint64_t v, uint64_t a)

@@ -13,6 +13,9 @@
 #                    (payload/shared.lds), which holds the entry point
 #   *.elf.gz         gzip -9 -n copies of all three
 #   kernel-pie.elf.zlib, kernel-high.elf.zlib   zlib (RFC 1950) copies
+#   *.elf.xz         xz --check=crc32 --x86 --lzma2 copies (Linux's xz choices)
+#   *.elf.lz4        lz4 -l copies (the legacy format, as Linux's)
+#   *.elf.zst        zstd copies (checksum and content size, the tool's defaults)
 
 PAYLOAD_DIR  := $(BUILD)/payload
 PAYLOAD_VARIANTS := pie exec high small shared
@@ -27,12 +30,16 @@ PAYLOAD_EXEC_GZ   := $(PAYLOAD_EXEC).gz
 PAYLOAD_HIGH_GZ   := $(PAYLOAD_HIGH).gz
 PAYLOAD_PIE_ZLIB  := $(PAYLOAD_PIE).zlib
 PAYLOAD_HIGH_ZLIB := $(PAYLOAD_HIGH).zlib
+PAYLOAD_PIE_XZ    := $(PAYLOAD_PIE).xz
+PAYLOAD_HIGH_LZ4  := $(PAYLOAD_HIGH).lz4
+PAYLOAD_EXEC_ZST  := $(PAYLOAD_EXEC).zst
 PAYLOAD_DEFAULT   := $(PAYLOAD_PIE)
 
 PAYLOADS += $(PAYLOAD_PIE) $(PAYLOAD_EXEC) $(PAYLOAD_HIGH) $(PAYLOAD_SMALL) \
             $(PAYLOAD_SHARED) \
             $(PAYLOAD_PIE_GZ) $(PAYLOAD_EXEC_GZ) $(PAYLOAD_HIGH_GZ) \
-            $(PAYLOAD_PIE_ZLIB) $(PAYLOAD_HIGH_ZLIB)
+            $(PAYLOAD_PIE_ZLIB) $(PAYLOAD_HIGH_ZLIB) \
+            $(PAYLOAD_PIE_XZ) $(PAYLOAD_HIGH_LZ4) $(PAYLOAD_EXEC_ZST)
 
 # link base (lowest p_vaddr) and physical link base (lowest p_paddr)
 PAYLOAD_BASE_pie  := 0x0
@@ -98,6 +105,18 @@ $(foreach v,$(PAYLOAD_VARIANTS),$(eval $(call PAYLOAD_RULES,$(v))))
 
 $(PAYLOAD_DIR)/%.elf.gz: $(PAYLOAD_DIR)/%.elf
 	gzip -9 -n -c $< > $@.tmp
+	mv $@.tmp $@
+
+$(PAYLOAD_DIR)/%.elf.xz: $(PAYLOAD_DIR)/%.elf
+	xz --check=crc32 --x86 --lzma2 -c $< > $@.tmp
+	mv $@.tmp $@
+
+$(PAYLOAD_DIR)/%.elf.lz4: $(PAYLOAD_DIR)/%.elf
+	lz4 -q -l -9 -c $< > $@.tmp
+	mv $@.tmp $@
+
+$(PAYLOAD_DIR)/%.elf.zst: $(PAYLOAD_DIR)/%.elf
+	zstd -q -19 -c $< > $@.tmp
 	mv $@.tmp $@
 
 DEPS += $(PAYLOAD_DIR)/mkzlib.d

@@ -8,13 +8,13 @@
 
 #include "options.h"
 #include "slot.h"
-#include "inflate.h"
+#include "decompress.h"
 
 void options_defaults(struct ldr_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->min_addr = SLOT_DEFAULT_MIN;
-	o->max_kernel = INFLATE_DEFAULT_LIMIT;
+	o->max_kernel = DECOMP_DEFAULT_LIMIT;
 }
 
 enum ldr_err options_from_ucs2(const void *bytes, uint64_t nbytes, char *out,

@@ -1,31 +1,38 @@
 /*
  * bench_pipeline.c - the loader's load pipeline timed on the host, with the
- * references it is judged against measured in the same run: zlib alone on
- * the same stream and a memcpy of the output size.
+ * references it is judged against measured in the same run: the bare
+ * decompression library alone on the same stream and a memcpy of the
+ * output size.
  *
  *   usage: bench_pipeline [-n SAMPLES] [-m MIN_MS] NAME=FILE ...
  *
- * Each input (gzip or zlib; an uncompressed ELF skips the inflate step) is
+ * Each input (gzip, zlib, xz, LZ4 legacy or zstd; a bzImage, whose payload
+ * bzimage_parse() finds; an uncompressed ELF skips the decompression) is
  * timed as:
  *
  *   memcpy      output-size copy from a warm buffer (the floor)
- *   zlib        inflateInit2 + one inflate(Z_FINISH) into a buffer of the
- *               exact output size + inflateEnd (the reference)
- *   zlib-chunk  the same, output handed over INFLATE_CHUNK bytes per call,
- *               as src/inflate.c does (isolates the chunking cost)
- *   wrapper     inflate_image() alone (chunking + buffer growth + checks)
- *   pipeline    inflate_image, elf_parse, elf_load, reloc_apply and the
- *               page tables efi/handoff.c builds (4 GiB identity-mapped
- *               with 2 MiB pages, then each segment at 4 KiB granularity
- *               with its own permissions)
+ *   library     the format's library in one go into a buffer of the exact
+ *               output size (the reference): zlib inflate(Z_FINISH), liblzma
+ *               lzma_code(LZMA_FINISH), LZ4_decompress_safe per block,
+ *               ZSTD_decompressDCtx
+ *   lib-chunks  the same library handed DECOMP_CHUNK of output per call, as
+ *               the core does (zstd: ZSTD_decompressStream, whose window
+ *               buffer the core uses too; LZ4: per block, as before)
+ *   wrapper     decomp_image() alone (bzImage: bzimage_parse +
+ *               bzimage_decompress): chunking + buffer growth + checks
+ *   pipeline    the wrapper, elf_parse, elf_load, reloc_apply and the page
+ *               tables efi/handoff.c builds (4 GiB identity-mapped with
+ *               2 MiB pages, then each segment at 4 KiB granularity with its
+ *               own permissions)
  *
- * Every buffer comes from one arena that is touched before timing starts:
- * in firmware memory is identity-mapped and never faults, so first-touch
- * page faults of the host would only add noise.  A sample runs an
- * operation k times (k chosen so a sample lasts MIN_MS) and the median of
- * SAMPLES samples is reported, operations interleaved within a round.
- * Times are the thread's CPU time (bench_cpu_now()), not wall time, so that
- * other work on the machine does not land in the numbers.
+ * Every buffer, the libraries' state included (the references' too), comes
+ * from one arena that is touched before timing starts: in firmware memory
+ * is identity-mapped and never faults, so first-touch page faults of the
+ * host would only add noise.  A sample runs an operation k times (k chosen
+ * so a sample lasts MIN_MS) and the median of SAMPLES samples is reported,
+ * operations interleaved within a round.  Times are the thread's CPU time
+ * (bench_cpu_now()), not wall time, so that other work on the machine does
+ * not land in the numbers.
  * Output: CSV rows (see bench.h) for the sections "pipeline" and
  * "pipeline-steps".  A failing step is reported as a row, never as a
  * non-zero exit, except for unusable arguments (exit 2).
@@ -34,11 +41,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <lz4.h>
+#include <lzma.h>
 #include <zlib.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createDCtx_advanced */
+#include <zstd.h>
 
 #include "bench.h"
 #include "elf_load.h"
-#include "inflate.h"
+#include "bzimage.h"
 #include "kaslr_boot.h"
 #include "ldr.h"
 #include "pagetable.h"
@@ -49,12 +60,12 @@
 /* virtual delta for higher-half kernels: some slot inside the window */
 #define PIPE_VIRT_DELTA (74 * MIB)
 
-enum pipe_op { OP_MEMCPY, OP_ZLIB, OP_ZLIB_CHUNK, OP_WRAPPER, OP_PIPELINE, OP_COUNT };
+enum pipe_op { OP_MEMCPY, OP_LIB, OP_LIB_CHUNK, OP_WRAPPER, OP_PIPELINE, OP_COUNT };
 
 enum pipe_step { ST_INFLATE, ST_PARSE, ST_LOAD, ST_RELOC, ST_PT, ST_COUNT };
 
 static const char *const step_names[ST_COUNT] = {
-	"inflate ms", "parse ms", "load ms", "reloc ms", "pagetable ms",
+	"decompress ms", "parse ms", "load ms", "reloc ms", "pagetable ms",
 };
 
 /* A bump allocator over one pre-touched block; free is a no-op, reset rewinds. */
@@ -97,7 +108,10 @@ struct input {
 	const char *name;
 	const uint8_t *file;
 	uint64_t file_size;
-	enum inflate_format fmt;
+	int is_bz;                 /* a bzImage: the stream is its payload's */
+	const uint8_t *stream;     /* the compressed stream */
+	uint64_t stream_len;
+	enum decomp_format fmt;
 	const uint8_t *elf;        /* decompressed once, warm: memcpy source */
 	uint64_t elf_size;
 	struct elf_image img;
@@ -108,20 +122,48 @@ struct input {
 	double step_t[ST_COUNT];   /* summed over recorded pipeline runs */
 };
 
-static int run_zlib(struct input *in, uInt chunk)
+/* The references' state from the arena too: no first-touch faults there either */
+static voidpf arena_zalloc(voidpf opaque, uInt items, uInt size)
 {
-	uint8_t *out = arena_alloc(&in->arena, in->elf_size);
+	return arena_alloc(opaque, (uint64_t)items * size);
+}
+
+static void arena_zfree(voidpf opaque, voidpf p)
+{
+	(void)opaque;
+	(void)p;
+}
+
+static void *arena_lzalloc(void *opaque, size_t nmemb, size_t size)
+{
+	return arena_alloc(opaque, (uint64_t)nmemb * size);
+}
+
+static void arena_lzfree(void *opaque, void *p)
+{
+	(void)opaque;
+	(void)p;
+}
+
+static void *arena_zsalloc(void *opaque, size_t size)
+{
+	return arena_alloc(opaque, size);
+}
+
+static int run_zlib(struct input *in, uint8_t *out, uInt chunk)
+{
 	uint64_t done = 0;
 	z_stream zs;
 	int zr;
 
-	if (!out)
-		return -1;
 	memset(&zs, 0, sizeof(zs));
-	if (inflateInit2(&zs, in->fmt == INFLATE_GZIP ? 15 + 16 : 15) != Z_OK)
+	zs.zalloc = arena_zalloc;
+	zs.zfree = arena_zfree;
+	zs.opaque = &in->arena;
+	if (inflateInit2(&zs, in->fmt == DECOMP_GZIP ? 15 + 16 : 15) != Z_OK)
 		return -1;
-	zs.next_in = (Bytef *)in->file;
-	zs.avail_in = (uInt)in->file_size;
+	zs.next_in = (Bytef *)in->stream;
+	zs.avail_in = (uInt)in->stream_len;
 	do {
 		uint64_t left = in->elf_size - done;
 
@@ -138,7 +180,117 @@ static int run_zlib(struct input *in, uInt chunk)
 	return zr == Z_STREAM_END && done == in->elf_size ? 0 : -1;
 }
 
-static const struct inflate_alloc *input_alloc(struct input *in, struct inflate_alloc *a)
+static int run_xz(struct input *in, uint8_t *out, size_t chunk)
+{
+	lzma_allocator al = { arena_lzalloc, arena_lzfree, &in->arena };
+	lzma_stream st = LZMA_STREAM_INIT;
+	uint64_t done = 0;
+	lzma_ret lr;
+
+	st.allocator = &al;
+	if (lzma_stream_decoder(&st, UINT64_MAX, 0) != LZMA_OK)
+		return -1;
+	st.next_in = in->stream;
+	st.avail_in = in->stream_len;
+	do {
+		uint64_t left = in->elf_size - done;
+
+		st.next_out = out + done;
+		st.avail_out = chunk && left > chunk ? chunk : left;
+		{
+			size_t gave = st.avail_out;
+
+			lr = lzma_code(&st, LZMA_FINISH);
+			done += gave - st.avail_out;
+		}
+	} while (lr == LZMA_OK);
+	lzma_end(&st);
+	return lr == LZMA_STREAM_END && done == in->elf_size ? 0 : -1;
+}
+
+/* LZ4 legacy: the magic, then [le32 size][block] to the end */
+static int run_lz4(struct input *in, uint8_t *out)
+{
+	uint64_t pos = 4, done = 0;
+
+	while (pos + 4 <= in->stream_len) {
+		uint32_t n = ldr_le32(in->stream + pos);
+		int got;
+
+		if (n > in->stream_len - pos - 4)
+			return -1;
+		got = LZ4_decompress_safe((const char *)in->stream + pos + 4, (char *)out + done,
+					  (int)n, (int)(in->elf_size - done > DECOMP_LZ4_BLOCK
+							? DECOMP_LZ4_BLOCK : in->elf_size - done));
+		if (got < 0)
+			return -1;
+		done += (uint64_t)got;
+		pos += 4 + (uint64_t)n;
+	}
+	return pos == in->stream_len && done == in->elf_size ? 0 : -1;
+}
+
+static int run_zstd(struct input *in, uint8_t *out, size_t chunk)
+{
+	ZSTD_customMem mem = { arena_zsalloc, arena_lzfree, &in->arena };
+	ZSTD_DCtx *d = ZSTD_createDCtx_advanced(mem);
+	uint64_t done = 0;
+	size_t r;
+
+	if (!d)
+		return -1;
+	if (!chunk) {
+		r = ZSTD_decompressDCtx(d, out, in->elf_size, in->stream, in->stream_len);
+		done = ZSTD_isError(r) ? 0 : r;
+	} else {
+		ZSTD_inBuffer src = { in->stream, in->stream_len, 0 };
+
+		do {
+			uint64_t left = in->elf_size - done;
+			ZSTD_outBuffer dst = { out + done, left > chunk ? chunk : left, 0 };
+
+			r = ZSTD_decompressStream(d, &dst, &src);
+			done += dst.pos;
+		} while (!ZSTD_isError(r) && r != 0);
+	}
+	ZSTD_freeDCtx(d);
+	return !ZSTD_isError(r) && done == in->elf_size ? 0 : -1;
+}
+
+/* The bare library on the stream, whole (chunk 0) or DECOMP_CHUNK per call */
+static int run_lib(struct input *in, uint64_t chunk)
+{
+	uint8_t *out = arena_alloc(&in->arena, in->elf_size);
+
+	if (!out)
+		return -1;
+	switch (in->fmt) {
+	case DECOMP_GZIP:
+	case DECOMP_ZLIB: return run_zlib(in, out, (uInt)chunk);
+	case DECOMP_XZ: return run_xz(in, out, (size_t)chunk);
+	case DECOMP_LZ4: return run_lz4(in, out);
+	case DECOMP_ZSTD: return run_zstd(in, out, (size_t)chunk);
+	default: return -1;
+	}
+}
+
+/* decomp_image, or for a bzImage the parser and bzimage_decompress */
+static enum ldr_err run_wrapper(struct input *in, const struct decomp_alloc *a, void **out,
+				uint64_t *len, uint64_t *cap)
+{
+	struct bzimage bz;
+	enum ldr_err err;
+
+	if (!in->is_bz)
+		return decomp_image(in->stream, in->stream_len, DECOMP_DEFAULT_LIMIT, 0, a, out,
+				    len, cap);
+	err = bzimage_parse(in->file, in->file_size, DECOMP_DEFAULT_LIMIT, &bz);
+	if (err != LDR_OK)
+		return err;
+	return bzimage_decompress(&bz, DECOMP_DEFAULT_LIMIT, a, out, len, cap);
+}
+
+static const struct decomp_alloc *input_alloc(struct input *in, struct decomp_alloc *a)
 {
 	/* zeroed first: optional hooks (guard, progress, ...) stay NULL */
 	memset(a, 0, sizeof(*a));
@@ -181,7 +333,7 @@ static enum ldr_err build_tables(struct input *in, const struct elf_image *img)
 /* The whole pipeline once; with record, per-step times added to in->step_t. */
 static enum ldr_err run_pipeline(struct input *in, int record)
 {
-	struct inflate_alloc ia;
+	struct decomp_alloc ia;
 	struct reloc_report rep;
 	struct elf_image img;
 	const uint8_t *elf = in->file;
@@ -192,11 +344,10 @@ static enum ldr_err run_pipeline(struct input *in, int record)
 
 	if (record)
 		t[0] = bench_cpu_now();
-	if (in->fmt != INFLATE_NONE) {
+	if (in->fmt != DECOMP_NONE) {
 		void *out;
 
-		err = inflate_image(in->file, in->file_size, INFLATE_DEFAULT_LIMIT,
-				    input_alloc(in, &ia), &out, &elf_size, &cap);
+		err = run_wrapper(in, input_alloc(in, &ia), &out, &elf_size, &cap);
 		if (err != LDR_OK)
 			return err;
 		elf = out;
@@ -241,7 +392,7 @@ static enum ldr_err run_pipeline(struct input *in, int record)
 
 static int run_op(struct input *in, enum pipe_op op)
 {
-	struct inflate_alloc ia;
+	struct decomp_alloc ia;
 	void *out;
 	uint64_t len, cap;
 
@@ -257,15 +408,14 @@ static int run_op(struct input *in, enum pipe_op op)
 		__asm__ volatile("" : : "r"(dst) : "memory");
 		return 0;
 	}
-	case OP_ZLIB:
-		return in->fmt == INFLATE_NONE ? -1 : run_zlib(in, 0);
-	case OP_ZLIB_CHUNK:
-		return in->fmt == INFLATE_NONE ? -1 : run_zlib(in, (uInt)INFLATE_CHUNK);
+	case OP_LIB:
+		return in->fmt == DECOMP_NONE ? -1 : run_lib(in, 0);
+	case OP_LIB_CHUNK:
+		return in->fmt == DECOMP_NONE ? -1 : run_lib(in, DECOMP_CHUNK);
 	case OP_WRAPPER:
-		if (in->fmt == INFLATE_NONE)
+		if (in->fmt == DECOMP_NONE)
 			return -1;
-		return inflate_image(in->file, in->file_size, INFLATE_DEFAULT_LIMIT,
-				     input_alloc(in, &ia), &out, &len, &cap) == LDR_OK ? 0 : -1;
+		return run_wrapper(in, input_alloc(in, &ia), &out, &len, &cap) == LDR_OK ? 0 : -1;
 	case OP_PIPELINE:
 		/* no clock reads inside: they would be counted as pipeline time */
 		return run_pipeline(in, 0) == LDR_OK ? 0 : -1;
@@ -278,20 +428,34 @@ static int run_op(struct input *in, enum pipe_op op)
 static int input_prepare(struct input *in)
 {
 	struct arena probe;
-	struct inflate_alloc ia;
+	struct decomp_alloc ia;
 	struct elf_limits lim = elf_default_limits();
 	enum ldr_err err;
 	uint64_t arena_size;
 
-	in->fmt = inflate_detect(in->file, in->file_size);
+	in->stream = in->file;
+	in->stream_len = in->file_size;
+	if (bzimage_detect(in->file, in->file_size)) {
+		struct bzimage bz;
+
+		err = bzimage_parse(in->file, in->file_size, DECOMP_DEFAULT_LIMIT, &bz);
+		if (err != LDR_OK) {
+			bench_row("pipeline", in->name, "pipeline ms", "error: %s", ldr_strerror(err));
+			return -1;
+		}
+		in->is_bz = 1;
+		in->stream = bz.stream;
+		in->stream_len = bz.stream_len;
+	}
+	in->fmt = decomp_detect(in->stream, in->stream_len);
 	in->elf = in->file;
 	in->elf_size = in->file_size;
-	if (in->fmt != INFLATE_NONE) {
+	if (in->fmt != DECOMP_NONE) {
 		void *out;
 		uint64_t cap;
 
 		/* a malloc-backed first pass, only to learn the sizes */
-		probe.size = INFLATE_DEFAULT_LIMIT * 2 + 64 * MIB;
+		probe.size = DECOMP_DEFAULT_LIMIT * 2 + 64 * MIB;
 		probe.base = malloc(probe.size); /* untouched pages cost nothing */
 		probe.used = 0;
 		probe.failed = 0;
@@ -303,8 +467,7 @@ static int input_prepare(struct input *in)
 		ia.alloc = arena_alloc;
 		ia.free = arena_free;
 		ia.ctx = &probe;
-		err = inflate_image(in->file, in->file_size, INFLATE_DEFAULT_LIMIT, &ia, &out,
-				    &in->elf_size, &cap);
+		err = run_wrapper(in, &ia, &out, &in->elf_size, &cap);
 		if (err != LDR_OK) {
 			free(probe.base);
 			bench_row("pipeline", in->name, "pipeline ms", "error: %s", ldr_strerror(err));
@@ -316,7 +479,7 @@ static int input_prepare(struct input *in)
 			return -1;
 		}
 		memcpy((void *)in->elf, out, in->elf_size);
-		/* everything inflate_image allocated, growth included */
+		/* everything the wrapper allocated, growth and state included */
 		arena_size = probe.used;
 		free(probe.base);
 	} else {
@@ -331,7 +494,8 @@ static int input_prepare(struct input *in)
 		in->new_vbase = in->img.link_vbase + PIPE_VIRT_DELTA;
 	else
 		in->new_vbase = PIPE_PHYS_BASE;
-	/* inflate's buffers + the loaded image + page tables + slack, pre-touched */
+	/* the wrapper's buffers + the loaded image + page tables + slack,
+	 * pre-touched; the references need no more than the wrapper */
 	arena_size += in->elf_size + in->img.load_size + 16 * MIB;
 	arena_size = ldr_align_up(arena_size, 2 * MIB);
 	if (posix_memalign((void **)&in->arena.base, 2 * MIB, arena_size) != 0) {
@@ -362,7 +526,7 @@ static void pipe_ms_row(const char *section, const char *item, const char *metri
 static void bench_input(struct input *in, int samples, double min_s)
 {
 	static const char *const op_names[OP_COUNT] = {
-		"memcpy ms", "zlib ms", "zlib 1MiB-chunks ms", "inflate_image ms", "pipeline ms",
+		"memcpy ms", "library ms", "library 1MiB-chunks ms", "decomp_image ms", "pipeline ms",
 	};
 	double t[OP_COUNT][BENCH_MAX_SAMPLES], st[ST_COUNT][BENCH_MAX_SAMPLES];
 	double med[OP_COUNT], lo[OP_COUNT];
@@ -373,7 +537,7 @@ static void bench_input(struct input *in, int samples, double min_s)
 		double t0 = bench_cpu_now(), dt;
 
 		/* without compression only the pipeline itself is timed */
-		have[op] = (op == OP_PIPELINE || in->fmt != INFLATE_NONE) && run_op(in, op) == 0;
+		have[op] = (op == OP_PIPELINE || in->fmt != DECOMP_NONE) && run_op(in, op) == 0;
 		dt = bench_cpu_now() - t0;
 		k[op] = dt > 0 && dt < min_s ? (int)(min_s / dt) + 1 : 1;
 	}
@@ -404,48 +568,52 @@ static void bench_input(struct input *in, int samples, double min_s)
 		med[op] = have[op] ? bench_median(t[op], samples) : 0;
 		lo[op] = have[op] ? t[op][0] : 0; /* sorted by bench_median() */
 	}
-	zok = have[OP_ZLIB] && med[OP_ZLIB] > 0 && lo[OP_ZLIB] > 0;
+	zok = have[OP_LIB] && med[OP_LIB] > 0 && lo[OP_LIB] > 0;
 
+	bench_row("pipeline", in->name, "format", "%s%s", decomp_format_name(in->fmt),
+		  in->is_bz ? " (bzImage)" : "");
 	bench_row("pipeline", in->name, "compressed bytes", "%llu",
-		  (unsigned long long)(in->fmt == INFLATE_NONE ? 0 : in->file_size));
+		  (unsigned long long)(in->fmt == DECOMP_NONE ? 0 : in->stream_len));
 	bench_row("pipeline", in->name, "ELF bytes", "%llu", (unsigned long long)in->elf_size);
 	bench_row("pipeline", in->name, "load bytes", "%llu", (unsigned long long)in->img.load_size);
 	bench_row("pipeline", in->name, "relocations", "%llu", (unsigned long long)in->relocs);
 	pipe_ms_row("pipeline", in->name, op_names[OP_MEMCPY], have[OP_MEMCPY], med[OP_MEMCPY]);
-	pipe_ms_row("pipeline", in->name, op_names[OP_ZLIB], have[OP_ZLIB], med[OP_ZLIB]);
+	pipe_ms_row("pipeline", in->name, op_names[OP_LIB], have[OP_LIB], med[OP_LIB]);
+	pipe_ms_row("pipeline", in->name, op_names[OP_WRAPPER], have[OP_WRAPPER], med[OP_WRAPPER]);
 	pipe_ms_row("pipeline", in->name, op_names[OP_PIPELINE], have[OP_PIPELINE], med[OP_PIPELINE]);
-	if (zok) {
-		bench_row("pipeline", in->name, "pipeline/zlib", "%.3f", med[OP_PIPELINE] / med[OP_ZLIB]);
+	if (zok && have[OP_WRAPPER]) {
+		/* the goal is on decompression through the core against the
+		 * bare library; the whole pipeline is reported beside it */
+		bench_row("pipeline", in->name, "decomp_image/library", "%.3f",
+			  med[OP_WRAPPER] / med[OP_LIB]);
 		/* fastest of each: less sensitive to other load on the machine */
-		bench_row("pipeline", in->name, "min pipeline/zlib", "%.3f",
-			  lo[OP_PIPELINE] / lo[OP_ZLIB]);
+		bench_row("pipeline", in->name, "min decomp_image/library", "%.3f",
+			  lo[OP_WRAPPER] / lo[OP_LIB]);
 		bench_row("pipeline", in->name, "goal <= 1.10", "%s",
-			  med[OP_PIPELINE] / med[OP_ZLIB] <= 1.10 ? "met" : "missed");
+			  med[OP_WRAPPER] / med[OP_LIB] <= 1.10 ? "met" : "missed");
+		bench_row("pipeline", in->name, "pipeline/library", "%.3f",
+			  med[OP_PIPELINE] / med[OP_LIB]);
 	} else {
-		bench_row("pipeline", in->name, "pipeline/zlib", "n/a");
-		bench_row("pipeline", in->name, "min pipeline/zlib", "n/a");
+		bench_row("pipeline", in->name, "decomp_image/library", "n/a");
+		bench_row("pipeline", in->name, "min decomp_image/library", "n/a");
 		bench_row("pipeline", in->name, "goal <= 1.10", "n/a");
+		bench_row("pipeline", in->name, "pipeline/library", "n/a");
 	}
 
 	for (int j = 0; j < ST_COUNT; j++)
 		bench_row("pipeline-steps", in->name, step_names[j], "%.3f",
 			  bench_median(st[j], samples) * 1e3);
 	bench_row("pipeline-steps", in->name, "PT pages", "%u", in->pt_pages);
-	pipe_ms_row("pipeline-steps", in->name, op_names[OP_ZLIB_CHUNK], have[OP_ZLIB_CHUNK],
-		    med[OP_ZLIB_CHUNK]);
-	pipe_ms_row("pipeline-steps", in->name, op_names[OP_WRAPPER], have[OP_WRAPPER],
-		    med[OP_WRAPPER]);
-	if (zok) {
-		bench_row("pipeline-steps", in->name, "chunks/zlib", "%.3f",
-			  med[OP_ZLIB_CHUNK] / med[OP_ZLIB]);
-		bench_row("pipeline-steps", in->name, "inflate_image/zlib", "%.3f",
-			  med[OP_WRAPPER] / med[OP_ZLIB]);
-		bench_row("pipeline-steps", in->name, "zlib MB/s", "%.0f",
-			  (double)in->elf_size / med[OP_ZLIB] / 1e6);
+	pipe_ms_row("pipeline-steps", in->name, op_names[OP_LIB_CHUNK], have[OP_LIB_CHUNK],
+		    med[OP_LIB_CHUNK]);
+	if (zok && have[OP_LIB_CHUNK]) {
+		bench_row("pipeline-steps", in->name, "chunks/library", "%.3f",
+			  med[OP_LIB_CHUNK] / med[OP_LIB]);
+		bench_row("pipeline-steps", in->name, "library MB/s", "%.0f",
+			  (double)in->elf_size / med[OP_LIB] / 1e6);
 	} else {
-		bench_row("pipeline-steps", in->name, "chunks/zlib", "n/a");
-		bench_row("pipeline-steps", in->name, "inflate_image/zlib", "n/a");
-		bench_row("pipeline-steps", in->name, "zlib MB/s", "n/a");
+		bench_row("pipeline-steps", in->name, "chunks/library", "n/a");
+		bench_row("pipeline-steps", in->name, "library MB/s", "n/a");
 	}
 }
 

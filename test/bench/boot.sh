@@ -22,7 +22,7 @@ mkdir -p "$W"
 PAYLOAD=$B/payload/kernel-high.elf.gz
 ITEM="kernel-high.elf.gz"
 LINUX=${BENCH_LINUX:-$B/linux/vmlinux.gz}
-NA_LINUX="n/a (run test/linux/fetch.sh)"
+NA_LINUX="n/a (no kernel: test/linux/fetch.sh failed, see bench.err)"
 
 # CSV fields never hold commas or quotes: both become ';'
 csvf() { printf '%s' "$1" | tr ',"' ';;'; }

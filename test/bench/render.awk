@@ -7,11 +7,12 @@ BEGIN {
 	title["machine"] = "Machine"
 	note["machine"] = "where and when this run happened; other load on the machine shows in the timings"
 	title["pipeline"] = "Load pipeline on the host (ms, median)"
-	note["pipeline"] = "inflate_image + elf_parse + elf_load + reloc_apply + page tables (4 GiB identity at 2 MiB, segments at 4 KiB), " \
-		"against zlib alone on the same stream into an exact-size buffer, and a memcpy of the output; " \
-		"src/ at -O2, buffers pre-touched; goal: pipeline/zlib <= 1.10"
-	title["pipeline-steps"] = "Pipeline steps and the inflate wrapper (ms, median)"
-	note["pipeline-steps"] = "chunks/zlib: zlib fed INFLATE_CHUNK of output per call, as src/inflate.c does; inflate_image/zlib: the whole wrapper"
+	note["pipeline"] = "decomp_image (bzImage: bzimage_parse + bzimage_decompress) against the bare library on the same stream " \
+		"into an exact-size buffer (goal: decomp_image/library <= 1.10); pipeline: decompression + elf_parse + elf_load + " \
+		"reloc_apply + page tables (4 GiB identity at 2 MiB, segments at 4 KiB); memcpy of the output; " \
+		"src/ at -O2, buffers and library state from a pre-touched arena"
+	title["pipeline-steps"] = "Pipeline steps and the library in chunks (ms, median)"
+	note["pipeline-steps"] = "chunks/library: the library handed DECOMP_CHUNK of output per call, as src/decompress.c does (zstd: streaming, with its window buffer)"
 	title["entropy-phys"] = "Physical entropy per captured OVMF map (2 MiB slots at or above 16 MiB)"
 	note["entropy-phys"] = "loader: free memory as efi/place.c sees it; theoretical: every RAM byte (slot_theoretical); " \
 		"Linux rule: each EfiConventionalMemory descriptor above 16 MiB on its own, without its mem_avoid list (an upper bound)"

@@ -5,6 +5,9 @@
 # slot-choice histogram build/bench/slots-2G.svg.
 #   BENCH_QUICK=1   few samples, fewer draws, no QEMU and no Linux kernel
 #                   (what test/bench/smoke.sh runs)
+# A full run fetches Debian's generic (xz) and cloud (LZ4) kernels with
+# test/linux/fetch.sh (cached in build/linux/) and recompresses the generic
+# kernel's vmlinux.bin with zstd -19 (cached in build/bench/).
 #   BENCH_BOOTS=N   quiet QEMU boots to time (default 5)
 #   BENCH_OUT=DIR   where the CSV, Markdown and SVG go (default build/bench)
 #   BENCH_LINUX=F   the repacked Linux kernel (default build/linux/vmlinux.gz,
@@ -18,7 +21,6 @@ B=${BUILD:-build}
 D=$B/bench
 P=$B/payload
 LINUX=${BENCH_LINUX:-$B/linux/vmlinux.gz}
-NA_LINUX="n/a (run test/linux/fetch.sh)"
 QUICK=${BENCH_QUICK:-}
 [ "$QUICK" = 0 ] && QUICK=
 mkdir -p "$D"
@@ -50,37 +52,56 @@ row machine "command" value "make bench${QUICK:+ BENCH_QUICK=1}"
 # ---- pipeline on the host
 if [ -n "$QUICK" ]; then samples=3 min_ms=2 draws=100000; else samples=11 min_ms=50 draws=1000000; fi
 inputs=()
-for f in kernel-pie.elf.gz kernel-exec.elf.gz kernel-high.elf.gz kernel-pie.elf.zlib kernel-high.elf.zlib; do
+for f in kernel-pie.elf.gz kernel-exec.elf.gz kernel-high.elf.gz kernel-pie.elf.zlib kernel-high.elf.zlib \
+	kernel-pie.elf.xz kernel-high.elf.lz4 kernel-exec.elf.zst; do
 	if [ -s "$P/$f" ]; then
 		inputs+=("$f=$P/$f")
 	else
 		row pipeline "$f" "pipeline ms" "n/a ($P/$f missing: make payloads)"
 	fi
 done
-if [ -s "$LINUX" ] && [ -z "$QUICK" ]; then
-	inputs+=("vmlinux.gz (Linux)=$LINUX")
-	# the same kernel as a zlib stream: no size in the trailer, so the
-	# wrapper has to grow its buffer (gzip's ISIZE sizes it exactly)
-	lz=$D/vmlinux.zlib
-	if [ ! -s "$lz" ] || [ "$LINUX" -nt "$lz" ]; then
-		if ! { gzip -dc "$LINUX" >"$D/vmlinux.elf" && [ -x "$P/mkzlib" ] &&
-			"$P/mkzlib" "$D/vmlinux.elf" "$lz"; }; then
-			rm -f "$lz"
+GENERIC="Debian generic bzImage (xz)" CLOUD="Debian cloud bzImage (lz4)"
+ZST="vmlinux.bin zstd -19" GZ="vmlinux.gz (Linux)" ZL="vmlinux.zlib (Linux; no size hint)"
+if [ -z "$QUICK" ]; then
+	# the kernels as Debian ships them, fetched (and cached) here
+	echo "bench: fetching Debian's kernels (cached in $B/linux)" >&2
+	if BUILD=$B test/linux/fetch.sh generic >/dev/null 2>>"$O/bench.err" && [ -s "$LINUX" ]; then
+		inputs+=("$GENERIC=$B/linux/vmlinuz" "$GZ=$LINUX")
+		# the same vmlinux.bin as a zlib stream (no size in the trailer:
+		# the buffer grows) and as zstd -19
+		lz=$D/vmlinux.zlib zst=$D/vmlinux.zst
+		if [ ! -s "$lz" ] || [ ! -s "$zst" ] || [ "$LINUX" -nt "$lz" ] || [ "$LINUX" -nt "$zst" ]; then
+			echo "bench: recompressing vmlinux.bin (zlib, zstd -19: about a minute)" >&2
+			rm -f "$lz" "$zst"
+			if gzip -dc "$LINUX" >"$D/vmlinux.elf"; then
+				if ! { [ -x "$P/mkzlib" ] && "$P/mkzlib" "$D/vmlinux.elf" "$lz"; }; then
+					rm -f "$lz"
+				fi
+				zstd -q -19 -T2 "$D/vmlinux.elf" -o "$zst" || rm -f "$zst"
+			fi
+			rm -f "$D/vmlinux.elf"
 		fi
-		rm -f "$D/vmlinux.elf"
-	fi
-	if [ -s "$lz" ]; then
-		inputs+=("vmlinux.zlib (Linux; no size hint)=$lz")
+		if [ -s "$zst" ]; then inputs+=("$ZST=$zst")
+		else row pipeline "$ZST" "pipeline ms" "error: could not make $zst"; fi
+		if [ -s "$lz" ]; then inputs+=("$ZL=$lz")
+		else row pipeline "$ZL" "pipeline ms" "error: could not make $lz"; fi
 	else
-		row pipeline "vmlinux.zlib (Linux; no size hint)" "pipeline ms" "error: could not make $lz"
+		for item in "$GENERIC" "$GZ" "$ZST"; do
+			row pipeline "$item" "pipeline ms" "error: test/linux/fetch.sh generic failed (see bench.err)"
+		done
+	fi
+	if BUILD=$B test/linux/fetch.sh cloud >/dev/null 2>>"$O/bench.err"; then
+		inputs+=("$CLOUD=$B/linux/cloud/vmlinuz")
+	else
+		row pipeline "$CLOUD" "pipeline ms" "error: test/linux/fetch.sh cloud failed (see bench.err)"
 	fi
 fi
 echo "bench: pipeline (${#inputs[@]} inputs, $samples samples each)" >&2
 "$D/bench_pipeline" -n "$samples" -m "$min_ms" "${inputs[@]}" >>"$tmp" 2>>"$O/bench.err"
-if [ ! -s "$LINUX" ]; then
-	row pipeline "vmlinux.gz (Linux)" "pipeline ms" "$NA_LINUX"
-elif [ -n "$QUICK" ]; then
-	row pipeline "vmlinux.gz (Linux)" "pipeline ms" "n/a (skipped: BENCH_QUICK)"
+if [ -n "$QUICK" ]; then
+	for item in "$GENERIC" "$CLOUD" "$ZST" "$GZ"; do
+		row pipeline "$item" "pipeline ms" "n/a (skipped: BENCH_QUICK)"
+	done
 fi
 
 # ---- entropy and uniformity on the captured maps
@@ -104,7 +125,7 @@ fi
 sdboot=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 own=$(stat -c %s "$B/BOOTX64.EFI" 2>/dev/null)
 sd=$(stat -c %s "$sdboot" 2>/dev/null)
-row size "BOOTX64.EFI (this loader; zlib linked in)" bytes "${own:-n/a (make loader)}"
+row size "BOOTX64.EFI (this loader; with zlib/liblzma/liblz4/libzstd)" bytes "${own:-n/a (make loader)}"
 row size "systemd-bootx64.efi (Debian)" bytes "${sd:-n/a (install systemd-boot-efi)}"
 if [ -n "$own" ] && [ -n "$sd" ]; then
 	row size "ratio loader / systemd-boot" bytes "$(awk -v a="$own" -v b="$sd" 'BEGIN {printf "%.2f", a / b}')"

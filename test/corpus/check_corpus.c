@@ -1,9 +1,11 @@
 /*
  * check_corpus.c - runs every file of a corpus directory through the
- * loader's own pipeline (inflate when inflate_detect() says so, with the
- * 512 MiB default limit; elf_parse() with elf_default_limits(); elf_load()
- * into a buffer of load_size; reloc_apply() to 0x40000000) and checks that
- * the first error is the one the file's name ends in.
+ * loader's own pipeline (a bzImage: bzimage_parse() and
+ * bzimage_decompress(); else decomp_image() when decomp_detect() knows the
+ * format; both with the 512 MiB default limit; then elf_parse() with
+ * elf_default_limits(); elf_load() into a buffer of load_size;
+ * reloc_apply() to 0x40000000) and checks that the first error is the one
+ * the file's name ends in.
  *
  * usage: check_corpus [DIR [MIN_MALFORMED]]   (DIR: build/corpus/cases)
  * Prints "ok"/FAIL per file and a RESULT line (test/unit/test.h).
@@ -14,7 +16,8 @@
 #include <string.h>
 
 #include "elf_load.h"
-#include "inflate.h"
+#include "bzimage.h"
+#include "decomp_fixture.h"
 #include "reloc.h"
 #define TEST_OWN_MAIN
 #include "test.h"
@@ -34,21 +37,6 @@ static int err_by_name(const char *s, enum ldr_err *ret)
 	return 0;
 }
 
-static void *heap_alloc(void *ctx, uint64_t size)
-{
-	(void)ctx;
-	return malloc(size ? size : 1);
-}
-
-static void heap_free(void *ctx, void *p, uint64_t size)
-{
-	(void)ctx;
-	(void)size;
-	free(p);
-}
-
-static const struct inflate_alloc heap = { .alloc = heap_alloc, .free = heap_free, .ctx = NULL };
-
 /* The pipeline; *ret_stage names the step that failed. */
 static enum ldr_err run_pipeline(const uint8_t *file, uint64_t size, const char **ret_stage)
 {
@@ -60,10 +48,23 @@ static enum ldr_err run_pipeline(const uint8_t *file, uint64_t size, const char 
 	struct reloc_report rep;
 	enum ldr_err err;
 
-	*ret_stage = "inflate";
-	if (inflate_detect(file, size) != INFLATE_NONE) {
-		err = inflate_image(file, size, INFLATE_DEFAULT_LIMIT, &heap, &inflated,
-				    &elf_size, &cap);
+	if (bzimage_detect(file, size)) {
+		struct bzimage bz;
+
+		*ret_stage = "bzimage_parse";
+		err = bzimage_parse(file, size, DECOMP_DEFAULT_LIMIT, &bz);
+		if (err != LDR_OK)
+			return err;
+		*ret_stage = "bzimage_decompress";
+		err = bzimage_decompress(&bz, DECOMP_DEFAULT_LIMIT, &fx_heap, &inflated, &elf_size,
+					 &cap);
+		if (err != LDR_OK)
+			return err;
+		elf = inflated;
+	} else if (decomp_detect(file, size) != DECOMP_NONE) {
+		*ret_stage = "decomp_image";
+		err = decomp_image(file, size, DECOMP_DEFAULT_LIMIT, 0, &fx_heap, &inflated,
+				   &elf_size, &cap);
 		if (err != LDR_OK)
 			return err;
 		elf = inflated;

@@ -3,7 +3,11 @@
  * real payload build (or a small synthetic ELF, or plain bytes) broken in
  * one way, named "<case>.<LDR_E_...>" after the first error the loader's
  * pipeline must report for it.  A few "ok-*.LDR_OK" controls prove that
- * the checker accepts good kernels.  check_corpus.c reads the directory.
+ * the checker accepts good kernels.  Compressed kernels come in every
+ * format the loader decodes (gzip, zlib, xz, LZ4 legacy, zstd) and those it
+ * refuses by name; bzImages are built here around a payload, each with one
+ * field of the setup header or the payload broken.  check_corpus.c reads
+ * the directory.
  *
  * usage: mkcorpus OUTDIR kernel-pie.elf kernel-exec.elf
  */
@@ -16,7 +20,8 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-#define MIB (1024ULL * 1024)
+#include "decomp_fixture.h"
+
 
 struct blob {
 	uint8_t *p;
@@ -289,29 +294,14 @@ static struct blob text_blob(const char *s)
 
 /* ------------------------------------------------------------ compression */
 
-static struct blob deflate_blob(const void *d, size_t n, int window_bits)
+/* the streams of test/unit/decomp_fixture.h as blobs */
+static struct blob of_buf(struct buf b)
 {
-	struct blob b;
-	z_stream zs;
-
-	memset(&zs, 0, sizeof(zs));
-	if (deflateInit2(&zs, 9, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		fail("deflateInit2");
-	b.n = deflateBound(&zs, n) + 64;
-	b.p = malloc(b.n);
-	zs.next_in = (Bytef *)d;
-	zs.avail_in = (uInt)n;
-	zs.next_out = b.p;
-	zs.avail_out = (uInt)b.n;
-	if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
-		fail("deflate");
-	b.n = zs.total_out;
-	deflateEnd(&zs);
-	return b;
+	return (struct blob){ b.p, b.len };
 }
 
-static struct blob gz(const struct blob *b) { return deflate_blob(b->p, b->n, 31); }
-static struct blob zl(const struct blob *b) { return deflate_blob(b->p, b->n, 15); }
+static struct blob gz(const struct blob *b) { return of_buf(fx_deflate(b->p, b->n, 31)); }
+static struct blob zl(const struct blob *b) { return of_buf(fx_deflate(b->p, b->n, 15)); }
 
 /* nzero zero bytes, deflated a chunk at a time (no big buffer). */
 static struct blob zero_bomb(uint64_t nzero)
@@ -344,14 +334,6 @@ static struct blob zero_bomb(uint64_t nzero)
 	b.n = zs.total_out;
 	deflateEnd(&zs);
 	return b;
-}
-
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
 }
 
 /* ------------------------------------------------------------ the cases */
@@ -638,12 +620,12 @@ static void linux_shape(struct blob *b)
 /* Append Linux's table [0][64-bit ...][0][0]: n 64-bit fields, no others. */
 static void append_linux_table(struct blob *b, const uint32_t *v64, unsigned n)
 {
-	put_le32(b->p + b->n, 0);
+	fx_put_le32(b->p + b->n, 0);
 	b->n += 4;
 	for (unsigned i = 0; i < n; i++, b->n += 4)
-		put_le32(b->p + b->n, v64[i]);
-	put_le32(b->p + b->n, 0);
-	put_le32(b->p + b->n + 4, 0);
+		fx_put_le32(b->p + b->n, v64[i]);
+	fx_put_le32(b->p + b->n, 0);
+	fx_put_le32(b->p + b->n + 4, 0);
 	b->n += 8;
 }
 
@@ -669,7 +651,7 @@ static void exec_cases(const struct blob *exec)
 	/* an R_X86_64_32S field near INT32_MAX: + delta no longer fits */
 	c = dup_blob(exec, 0);
 	edit_rela(&c, rtext, 0, 0, 1, ELF64_R_INFO(ELF64_R_SYM(r0.r_info), R_X86_64_32S));
-	put_le32(c.p + 0x1000 + (r0.r_offset - 16 * MIB), 0x7fff0000);
+	fx_put_le32(c.p + 0x1000 + (r0.r_offset - 16 * MIB), 0x7fff0000);
 	emit("exec-reloc-32s-range", "LDR_E_RELOC_RANGE", &c);
 	c = dup_blob(exec, 0);
 	EDIT_SH(&c, find_sh(&c, ".rela.text"), sh.sh_entsize = 16);
@@ -720,7 +702,7 @@ static void tail_cases(const struct blob *exec)
 	/* proof that the sections are applied: a 32S field that cannot move */
 	c = dup_blob(exec, 0x1000);
 	edit_rela(&c, rtext, 0, 0, 1, ELF64_R_INFO(ELF64_R_SYM(r0.r_info), R_X86_64_32S));
-	put_le32(c.p + 0x1000 + (r0.r_offset - 16 * MIB), 0x7fff0000);
+	fx_put_le32(c.p + 0x1000 + (r0.r_offset - 16 * MIB), 0x7fff0000);
 	pad_page(&c);
 	emit("exec-zero-padded-32s-range", "LDR_E_RELOC_RANGE", &c);
 	c = dup_blob(exec, 0x1000);
@@ -876,46 +858,46 @@ static void gzip_cases(const struct blob *pie, const struct blob *exec)
 
 	c = dup_blob(&g, 0);
 	c.n = g.n / 2;
-	emit("gz-truncated-half", "LDR_E_GZIP_TRUNCATED", &c);
+	emit("gz-truncated-half", "LDR_E_DECOMP_TRUNCATED", &c);
 	c = dup_blob(&g, 0);
 	c.n = g.n - 4;
-	emit("gz-truncated-trailer", "LDR_E_GZIP_TRUNCATED", &c);
+	emit("gz-truncated-trailer", "LDR_E_DECOMP_TRUNCATED", &c);
 	c = dup_blob(&g, 0);
 	c.n = 10;
-	emit("gz-header-only", "LDR_E_GZIP_TRUNCATED", &c);
+	emit("gz-header-only", "LDR_E_DECOMP_TRUNCATED", &c);
 	c = dup_blob(&g, 0);
 	c.p[g.n - 8] ^= 0xff;
-	emit("gz-bad-crc", "LDR_E_GZIP_CRC", &c);
+	emit("gz-bad-crc", "LDR_E_DECOMP_CHECK", &c);
 	c = dup_blob(&g, 0);
-	put_le32(c.p + g.n - 4, (uint32_t)pie->n + 1);
-	emit("gz-bad-isize", "LDR_E_GZIP_CRC", &c);
+	fx_put_le32(c.p + g.n - 4, (uint32_t)pie->n + 1);
+	emit("gz-bad-isize", "LDR_E_DECOMP_CHECK", &c);
 	c = dup_blob(&g, 0);
 	c.p[3] = 0x80;
-	emit("gz-reserved-flag", "LDR_E_GZIP_HEADER", &c);
+	emit("gz-reserved-flag", "LDR_E_DECOMP_HEADER", &c);
 	c = dup_blob(&g, 0);
 	c.p[2] = 7;
-	emit("gz-method-7", "LDR_E_GZIP_HEADER", &c);
+	emit("gz-method-7", "LDR_E_DECOMP_HEADER", &c);
 	c = dup_blob(&g, 0);
 	c.p[10] |= 0x06;
-	emit("gz-bad-block-type", "LDR_E_GZIP_CORRUPT", &c);
+	emit("gz-bad-block-type", "LDR_E_DECOMP_CORRUPT", &c);
 	c = dup_blob(&g, 64);
 	memcpy(c.p + c.n, "trailing garbage", 16);
 	c.n += 16;
-	emit("gz-trailing-garbage", "LDR_E_GZIP_TRAILING", &c);
+	emit("gz-trailing-garbage", "LDR_E_DECOMP_TRAILING", &c);
 	c = dup_blob(&g, g.n);
 	memcpy(c.p + g.n, g.p, g.n);
 	c.n = 2 * g.n;
-	emit("gz-two-members", "LDR_E_GZIP_TRAILING", &c);
+	emit("gz-two-members", "LDR_E_DECOMP_TRAILING", &c);
 	c = dup_blob(&z, 0);
 	c.p[z.n - 1] ^= 0x55;
-	emit("zlib-bad-adler", "LDR_E_GZIP_CRC", &c);
+	emit("zlib-bad-adler", "LDR_E_DECOMP_CHECK", &c);
 	c = dup_blob(&z, 0);
 	c.n = z.n - 100;
-	emit("zlib-truncated", "LDR_E_GZIP_TRUNCATED", &c);
+	emit("zlib-truncated", "LDR_E_DECOMP_TRUNCATED", &c);
 	c = dup_blob(&z, 0);
 	c.p[0] = 0x78;
 	c.p[1] = 0xbb; /* FDICT */
-	emit("zlib-preset-dict", "LDR_E_GZIP_HEADER", &c);
+	emit("zlib-preset-dict", "LDR_E_DECOMP_HEADER", &c);
 
 	/* compressed streams of bad kernels: the ELF error comes through */
 	t = dup_blob(pie, 0);
@@ -947,7 +929,7 @@ static void gzip_cases(const struct blob *pie, const struct blob *exec)
 
 	/* 520 MiB of zeros in about half a megabyte: past the 512 MiB default */
 	c = zero_bomb(520 * MIB);
-	emit("gz-bomb-520m", "LDR_E_GZIP_TOO_BIG", &c);
+	emit("gz-bomb-520m", "LDR_E_DECOMP_TOO_BIG", &c);
 
 	/* controls */
 	c = dup_blob(pie, 0);
@@ -958,6 +940,263 @@ static void gzip_cases(const struct blob *pie, const struct blob *exec)
 	emit("ok-pie-zlib", "LDR_OK", &z);
 	c = gz(exec);
 	emit("ok-exec-gz", "LDR_OK", &c);
+}
+
+/* ------------------------------------------------------------ xz, lz4, zstd */
+
+static struct blob xz_blob(const struct blob *b, uint32_t preset, uint32_t dict)
+{
+	return of_buf(fx_xz(b->p, b->n, preset, dict));
+}
+
+static struct blob lz4_blob(const struct blob *b) { return of_buf(fx_lz4(b->p, b->n)); }
+static struct blob zstd_blob(const struct blob *b, int level)
+{
+	return of_buf(fx_zstd(b->p, b->n, level, 1));
+}
+
+/* a blob of n bytes starting with magic, the rest a counter */
+static struct blob magic_blob(const void *magic, size_t mlen, size_t n)
+{
+	struct blob c = { malloc(n + 1), n };
+
+	if (!c.p)
+		die("malloc");
+	for (size_t i = 0; i < n; i++)
+		c.p[i] = (uint8_t)(i * 7);
+	memcpy(c.p, magic, mlen);
+	return c;
+}
+
+static struct blob cut_blob(const struct blob *b, size_t n)
+{
+	struct blob c = dup_blob(b, 0);
+
+	c.n = n;
+	return c;
+}
+
+static struct blob append_blob(const struct blob *b, const void *tail, size_t n)
+{
+	struct blob c = dup_blob(b, n);
+
+	memcpy(c.p + b->n, tail, n);
+	c.n += n;
+	return c;
+}
+
+static void format_cases(const struct blob *pie, const struct blob *exec)
+{
+	struct blob x = xz_blob(pie, 6, 0), l = lz4_blob(pie), z = zstd_blob(pie, 19), c, t;
+	static const uint8_t raw_frame_256m[] = {
+		/* zstd frame, window 2^28 (exponent 18), one empty raw last block */
+		0x28, 0xb5, 0x2f, 0xfd, 0x00, 18 << 3, 0x01, 0x00, 0x00,
+	};
+
+	c = dup_blob(&x, 0);
+	emit("ok-pie-xz", "LDR_OK", &c);
+	c = dup_blob(&l, 0);
+	emit("ok-pie-lz4", "LDR_OK", &c);
+	c = dup_blob(&z, 0);
+	emit("ok-pie-zstd", "LDR_OK", &c);
+	c = lz4_blob(exec);
+	emit("ok-exec-lz4", "LDR_OK", &c);
+
+	c = cut_blob(&x, x.n / 2);
+	emit("xz-truncated-half", "LDR_E_DECOMP_TRUNCATED", &c);
+	c = cut_blob(&x, x.n - 1);
+	emit("xz-truncated-footer", "LDR_E_DECOMP_TRUNCATED", &c);
+	c = append_blob(&x, "\0\0\0\0", 4);
+	emit("xz-stream-padding", "LDR_E_DECOMP_TRAILING", &c);
+	c = append_blob(&x, "trailing garbage", 16);
+	emit("xz-trailing-garbage", "LDR_E_DECOMP_TRAILING", &c);
+	c = dup_blob(&x, 0);
+	{
+		/* the block's CRC32 sits just before the index */
+		uint32_t backward = (c.p[c.n - 8] | c.p[c.n - 7] << 8 | c.p[c.n - 6] << 16 |
+				     (uint32_t)c.p[c.n - 5] << 24) + 1;
+
+		c.p[c.n - 12 - backward * 4 - 1] ^= 0x80;
+	}
+	emit("xz-bad-check", "LDR_E_DECOMP_CHECK", &c);
+	c = dup_blob(&x, 0);
+	c.p[x.n / 2] ^= 0xff;
+	c.p[x.n / 2 + 1] ^= 0xff;
+	emit("xz-corrupt-data", "LDR_E_DECOMP_CORRUPT", &c);
+	/* a dictionary of 128 MiB named in the block header (CRC32 fixed) */
+	c = dup_blob(&x, 0);
+	{
+		size_t hsize = ((size_t)c.p[12] + 1) * 4;
+
+		for (size_t i = 14; i + 6 < 12 + hsize; i++)
+			if (c.p[i] == 0x21 && c.p[i + 1] == 0x01) {
+				c.p[i + 2] = 30;
+				break;
+			}
+		fx_put_le32(c.p + 12 + hsize - 4, (uint32_t)crc32(0, c.p + 12, (uInt)(hsize - 4)));
+	}
+	emit("xz-dict-128m", "LDR_E_DECOMP_MEMORY", &c);
+
+	c = cut_blob(&l, l.n - 10);
+	emit("lz4-truncated-block", "LDR_E_DECOMP_TRUNCATED", &c);
+	c = cut_blob(&l, 6);
+	emit("lz4-truncated-size", "LDR_E_DECOMP_TRUNCATED", &c);
+	c = append_blob(&l, "\x20\0\0\0garbage garbage garbage garbage", 36);
+	emit("lz4-trailing-block", "LDR_E_DECOMP_TRAILING", &c);
+	c = dup_blob(&l, 0);
+	fx_put_le32(c.p + 4, 0x7fffffff);
+	emit("lz4-block-size-huge", "LDR_E_DECOMP_CORRUPT", &c);
+	c = dup_blob(&l, 0);
+	/* the first token claims 15 + 3 * 255 + more literals than the block has */
+	memset(c.p + 8, 0xff, 8);
+	emit("lz4-corrupt-block", "LDR_E_DECOMP_CORRUPT", &c);
+
+	c = cut_blob(&z, z.n / 2);
+	emit("zstd-truncated-half", "LDR_E_DECOMP_TRUNCATED", &c);
+	c = cut_blob(&z, 5);
+	emit("zstd-truncated-header", "LDR_E_DECOMP_TRUNCATED", &c);
+	c = append_blob(&z, "garbage", 7);
+	emit("zstd-trailing-garbage", "LDR_E_DECOMP_TRAILING", &c);
+	c = dup_blob(&z, z.n);
+	memcpy(c.p + z.n, z.p, z.n);
+	c.n = 2 * z.n;
+	emit("zstd-two-frames", "LDR_E_DECOMP_TRAILING", &c);
+	c = dup_blob(&z, 0);
+	c.p[z.n - 1] ^= 0x01;
+	emit("zstd-bad-checksum", "LDR_E_DECOMP_CHECK", &c);
+	c = dup_blob(&z, 0);
+	c.p[4] |= 0x08; /* reserved bit of the frame header descriptor */
+	emit("zstd-reserved-bit", "LDR_E_DECOMP_HEADER", &c);
+	c = (struct blob){ malloc(sizeof(raw_frame_256m)), sizeof(raw_frame_256m) };
+	memcpy(c.p, raw_frame_256m, sizeof(raw_frame_256m));
+	emit("zstd-window-256m", "LDR_E_DECOMP_MEMORY", &c);
+	/* 520 MiB of zeros as zstd: past the 512 MiB default */
+	t = (struct blob){ calloc(1, 520 * MIB), 520 * MIB };
+	if (!t.p)
+		die("calloc");
+	c = zstd_blob(&t, 3);
+	free(t.p);
+	emit("zstd-bomb-520m", "LDR_E_DECOMP_TOO_BIG", &c);
+
+	/* compressed bad kernels: the ELF error comes through */
+	t = dup_blob(pie, 0);
+	t.p[1] = 'X';
+	c = xz_blob(&t, 0, 0);
+	free(t.p);
+	emit("xz-of-bad-magic", "LDR_E_BAD_MAGIC", &c);
+	t = dup_blob(pie, 0);
+	EDIT_PH(&t, find_ph(&t, PT_LOAD, PF_X, 0), ph.p_flags |= PF_W);
+	c = lz4_blob(&t);
+	free(t.p);
+	emit("lz4-of-wx", "LDR_E_WX_SEGMENT", &c);
+
+	/* formats recognised and refused by name */
+	c = magic_blob("BZh91AY&SY", 10, 4096);
+	emit("bzip2-magic", "LDR_E_UNSUPPORTED_BZIP2", &c);
+	c = magic_blob("\x5d\0\0\x80\0", 5, 4096);
+	emit("lzma-magic", "LDR_E_UNSUPPORTED_LZMA", &c);
+	c = magic_blob("\x89LZO\0\r\n\x1a\n", 9, 4096);
+	emit("lzo-magic", "LDR_E_UNSUPPORTED_LZO", &c);
+	c = magic_blob("\x04\x22\x4d\x18", 4, 4096);
+	emit("lz4-frame-magic", "LDR_E_UNSUPPORTED_LZ4_FRAME", &c);
+	free(x.p);
+	free(l.p);
+	free(z.p);
+}
+
+/* ------------------------------------------------------------ bzImage */
+
+#define BZ_SETUP FX_BZ_SETUP
+#define BZ_POFF  FX_BZ_POFF
+static struct blob bz_blob(const struct blob *stream, int gzip, uint32_t size)
+{
+	return of_buf(fx_bzimage(stream->p, stream->n, gzip, size));
+}
+
+static void bzimage_cases(const struct blob *pie)
+{
+	struct blob x = xz_blob(pie, 6, 32 * MIB), l = lz4_blob(pie), z = zstd_blob(pie, 19);
+	struct blob g = gz(pie), c, t;
+	uint32_t size = (uint32_t)pie->n;
+
+	c = bz_blob(&x, 0, size);
+	emit("ok-bz-xz", "LDR_OK", &c);
+	c = bz_blob(&l, 0, size);
+	emit("ok-bz-lz4", "LDR_OK", &c);
+	c = bz_blob(&z, 0, size);
+	emit("ok-bz-zstd", "LDR_OK", &c);
+	c = bz_blob(&g, 1, size);
+	emit("ok-bz-gzip", "LDR_OK", &c);
+	/* signed: a PE signature appended after the declared image */
+	t = bz_blob(&x, 0, size);
+	c = dup_blob(&t, 2048);
+	memset(c.p + t.n, 0x30, 2048);
+	c.n += 2048;
+	free(t.p);
+	emit("ok-bz-signed", "LDR_OK", &c);
+
+#define BZ_EDIT(name, err, stmt)              \
+	do {                                  \
+		c = bz_blob(&x, 0, size);     \
+		stmt;                         \
+		emit(name, err, &c);          \
+	} while (0)
+	BZ_EDIT("bz-version-2.11", "LDR_E_BZIMAGE_VERSION", c.p[0x206] = 0x0b);
+	BZ_EDIT("bz-not-64", "LDR_E_BZIMAGE_NOT_64", c.p[0x236] = 0x02);
+	BZ_EDIT("bz-not-relocatable", "LDR_E_BZIMAGE_NOT_RELOCATABLE", c.p[0x234] = 0);
+	BZ_EDIT("bz-align-3m", "LDR_E_BZIMAGE_ALIGN", fx_put_le32(c.p + 0x230, 0x300000));
+	BZ_EDIT("bz-align-0", "LDR_E_BZIMAGE_ALIGN", fx_put_le32(c.p + 0x230, 0));
+	BZ_EDIT("bz-header-short", "LDR_E_BZIMAGE_OUTSIDE", c.p[0x201] = 0x50);
+	BZ_EDIT("bz-header-long", "LDR_E_BZIMAGE_OUTSIDE", c.p[0x201] = 0xff);
+	BZ_EDIT("bz-setup-sects-255", "LDR_E_BZIMAGE_OUTSIDE", c.p[0x1f1] = 255);
+	BZ_EDIT("bz-syssize-huge", "LDR_E_BZIMAGE_OUTSIDE", fx_put_le32(c.p + 0x1f4, 0xffffffff));
+	BZ_EDIT("bz-file-cut", "LDR_E_BZIMAGE_OUTSIDE", c.n = c.n / 2);
+	BZ_EDIT("bz-payload-offset-huge", "LDR_E_BZIMAGE_PAYLOAD",
+		fx_put_le32(c.p + 0x248, 0xfffffff0));
+	BZ_EDIT("bz-payload-length-huge", "LDR_E_BZIMAGE_PAYLOAD",
+		fx_put_le32(c.p + 0x24c, 0xffffffff));
+	BZ_EDIT("bz-payload-length-4", "LDR_E_BZIMAGE_PAYLOAD", fx_put_le32(c.p + 0x24c, 4));
+	/* the xz magic reaching into the size word (found by fuzz_bzimage) */
+	BZ_EDIT("bz-payload-length-7", "LDR_E_BZIMAGE_PAYLOAD", fx_put_le32(c.p + 0x24c, 7));
+	BZ_EDIT("bz-payload-not-compressed", "LDR_E_BZIMAGE_FORMAT",
+		memcpy(c.p + BZ_SETUP + BZ_POFF, pie->p, 16));
+	BZ_EDIT("bz-payload-bzip2", "LDR_E_UNSUPPORTED_BZIP2",
+		memcpy(c.p + BZ_SETUP + BZ_POFF, "BZh9", 4));
+	BZ_EDIT("bz-size-0", "LDR_E_BZIMAGE_SIZE",
+		fx_put_le32(c.p + BZ_SETUP + BZ_POFF + x.n, 0));
+	BZ_EDIT("bz-size-4g", "LDR_E_DECOMP_TOO_BIG",
+		fx_put_le32(c.p + BZ_SETUP + BZ_POFF + x.n, 0xffffffff));
+	BZ_EDIT("bz-size-short", "LDR_E_BZIMAGE_SIZE_MISMATCH",
+		fx_put_le32(c.p + BZ_SETUP + BZ_POFF + x.n, size - 1));
+	BZ_EDIT("bz-size-long", "LDR_E_BZIMAGE_SIZE_MISMATCH",
+		fx_put_le32(c.p + BZ_SETUP + BZ_POFF + x.n, size + 4096));
+	BZ_EDIT("bz-xz-corrupt", "LDR_E_DECOMP_CORRUPT",
+		c.p[BZ_SETUP + BZ_POFF + x.n / 2] ^= 0xff;
+		c.p[BZ_SETUP + BZ_POFF + x.n / 2 + 1] ^= 0xff);
+	/* the size word taken as part of the stream: length 4 too long */
+	BZ_EDIT("bz-payload-length-plus-4", "LDR_E_DECOMP_TRAILING",
+		fx_put_le32(c.p + 0x24c, (uint32_t)x.n + 8);
+		fx_put_le32(c.p + BZ_SETUP + BZ_POFF + x.n + 4, size);
+		fx_put_le32(c.p + 0x1f4, (uint32_t)((c.n + 16 - BZ_SETUP) / 16));
+		c.n += 16);
+#undef BZ_EDIT
+	/* a stream cut short inside a well-formed bzImage */
+	t = cut_blob(&x, x.n - 40);
+	c = bz_blob(&t, 0, size);
+	free(t.p);
+	emit("bz-xz-truncated", "LDR_E_DECOMP_TRUNCATED", &c);
+	/* a good bzImage around a bad kernel */
+	t = dup_blob(pie, 0);
+	t.p[0] = 0;
+	c = zstd_blob(&t, 3);
+	free(t.p);
+	t = bz_blob(&c, 0, size);
+	free(c.p);
+	emit("bz-of-bad-magic", "LDR_E_BAD_MAGIC", &t);
+	free(x.p);
+	free(l.p);
+	free(z.p);
+	free(g.p);
 }
 
 int main(int argc, char **argv)
@@ -981,6 +1220,8 @@ int main(int argc, char **argv)
 	shared_page_cases(&exec);
 	synthetic_cases();
 	gzip_cases(&pie, &exec);
+	format_cases(&pie, &exec);
+	bzimage_cases(&pie);
 	printf("mkcorpus: %d malformed cases and %d controls in %s\n", n_cases, n_ok, out_dir);
 	free(pie.p);
 	free(exec.p);

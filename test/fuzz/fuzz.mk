@@ -2,14 +2,14 @@
 # built with clang from src/*.c; included by the top Makefile (it uses the
 # host flags defined there).  test/fuzz/run.sh runs `make fuzz-build`.
 #
-#   make fuzz-build               $(BUILD)/fuzz/fuzz_{elf,inflate,e820,options}
+#   make fuzz-build               $(BUILD)/fuzz/fuzz_{elf,inflate,bzimage,e820,options}
 #   make fuzz FUZZ_SECONDS=N      each target N seconds (test/fuzz/run.sh)
 #   make fuzz-smoke               each target ~12 s (test/fuzz/run-smoke.sh)
 
 FUZZ_CC  ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := $(HOST_BASE_CFLAGS) -O1 -fsanitize=fuzzer $(SAN_CFLAGS)
-FUZZ_TARGETS := elf inflate e820 options
+FUZZ_TARGETS := elf inflate bzimage e820 options
 FUZZ_BIN := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 # the core is compiled once with the fuzzer's instrumentation and linked
 # into every target
@@ -28,9 +28,9 @@ $(BUILD)/fuzz/main/%.o: test/fuzz/%.c
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/fuzz/main/fuzz_%.o $(FUZZ_OBJ)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $< $(FUZZ_OBJ) $(HOST_LDLIBS) -o $@
 
-$(BUILD)/fuzz/mkseeds: test/fuzz/mkseeds.c
+$(BUILD)/fuzz/mkseeds: test/fuzz/mkseeds.c test/unit/decomp_fixture.h
 	@mkdir -p $(@D)
-	$(HOSTCC) $(HOST_BASE_CFLAGS) -O1 $(DEPFLAGS) $< -lz -o $@
+	$(HOSTCC) $(HOST_BASE_CFLAGS) -O1 $(TEST_INC) $(DEPFLAGS) $< $(HOST_LDLIBS) -o $@
 
 .PHONY: fuzz fuzz-build fuzz-smoke
 fuzz-build: $(FUZZ_BIN) $(BUILD)/fuzz/mkseeds

@@ -1,17 +1,20 @@
 /*
- * fuzz_inflate.c - libFuzzer target: inflate_image() of untrusted bytes
- * with a small limit through a counting allocator: no leaks, no buffer
- * over the limit, result inside its buffer; then (for one input in four)
- * the same input again with one allocation failing, which must give
- * LDR_E_NOMEM and no leak.  The limit is 256 KiB, not the loader's 512 MiB: a
- * bomb costs time per execution in proportion to the limit, and the
- * growth/limit logic is the same at any size.
+ * fuzz_inflate.c - libFuzzer target: decomp_image() of untrusted bytes in
+ * every format it knows (gzip, zlib, xz, LZ4 legacy, zstd; and the refused
+ * ones) with a small limit through a counting allocator: no leaks, no
+ * output buffer over the limit, result inside its buffer, library state
+ * (allocated inside the guard) never past what was reserved, guard and
+ * reserve calls balanced; then (for one input in four) the same input again
+ * with one allocation failing, which must give LDR_E_NOMEM and no leak.
+ * The limit is 256 KiB, not the loader's 512 MiB: a bomb costs time per
+ * execution in proportion to the limit, and the growth/limit logic is the
+ * same at any size.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "inflate.h"
+#include "decompress.h"
 
 #define FUZZ_LIMIT (256 * KIB)
 
@@ -38,8 +41,11 @@ static int fuzz_slot_used[2];
 
 struct fuzz_alloc {
 	uint64_t live;
+	uint64_t state;     /* allocated inside the guard, live */
+	uint64_t reserved;  /* the last reserve() */
 	unsigned calls;
 	long fail_at;
+	int in_guard;
 };
 
 static void *fa_alloc(void *ctx, uint64_t size)
@@ -49,11 +55,17 @@ static void *fa_alloc(void *ctx, uint64_t size)
 
 	if ((long)c->calls++ == c->fail_at)
 		return NULL;
-	/* the output buffer is at most the limit; zlib's state is small */
-	if (size > FUZZ_LIMIT + 64 * KIB)
-		abort();
+	/* library state: within the reservation (an xz dictionary or zstd
+	 * window may be large; it is allocated, rarely touched in full) */
+	if (c->in_guard) {
+		if (c->state + size > c->reserved)
+			abort();
+		c->state += size;
+	} else if (size > FUZZ_LIMIT) {
+		abort(); /* the output buffer is at most the limit */
+	}
 	p = NULL;
-	if (size > 64 * KIB) {
+	if (!c->in_guard && size > 64 * KIB) {
 		for (int i = 0; i < 2 && !p; i++) {
 			if (fuzz_slot_used[i])
 				continue;
@@ -79,6 +91,8 @@ static void fa_free(void *ctx, void *q, uint64_t size)
 	if (p[0] != size || c->live < size)
 		abort();
 	c->live -= size;
+	if (c->in_guard)
+		c->state -= size;
 	for (int i = 0; i < 2; i++) {
 		if ((uint8_t *)p == fuzz_slot[i]) {
 			ASAN_POISON_MEMORY_REGION(p, FUZZ_SLOT);
@@ -89,15 +103,35 @@ static void fa_free(void *ctx, void *q, uint64_t size)
 	free(p);
 }
 
+static void fa_guard(void *ctx, int enter)
+{
+	struct fuzz_alloc *c = ctx;
+
+	if (enter == c->in_guard)
+		abort();
+	c->in_guard = enter;
+}
+
+static int fa_reserve(void *ctx, uint64_t bytes)
+{
+	struct fuzz_alloc *c = ctx;
+
+	if (c->in_guard || (bytes && bytes < c->state))
+		abort();
+	c->reserved = bytes;
+	return 1;
+}
+
 static enum ldr_err fuzz_run(const uint8_t *data, size_t size, long fail_at, unsigned *ret_calls)
 {
-	struct fuzz_alloc c = { 0, 0, fail_at };
-	struct inflate_alloc a = { .alloc = fa_alloc, .free = fa_free, .ctx = &c };
+	struct fuzz_alloc c = { .fail_at = fail_at };
+	struct decomp_alloc a = { .alloc = fa_alloc, .free = fa_free, .guard = fa_guard,
+				  .reserve = fa_reserve, .ctx = &c };
 	void *out = NULL;
 	uint64_t len = 0, cap = 0;
 	enum ldr_err err;
 
-	err = inflate_image(data, size, FUZZ_LIMIT, &a, &out, &len, &cap);
+	err = decomp_image(data, size, FUZZ_LIMIT, 0, &a, &out, &len, &cap);
 	if (err == LDR_OK) {
 		if (len > cap || cap > FUZZ_LIMIT || c.live != cap)
 			abort();
@@ -105,9 +139,9 @@ static enum ldr_err fuzz_run(const uint8_t *data, size_t size, long fail_at, uns
 			((volatile uint8_t *)out)[len - 1];
 		a.free(a.ctx, out, cap);
 	}
-	if (c.live != 0)
+	if (c.live != 0 || c.state != 0 || c.in_guard || c.reserved != 0)
 		abort();
-	if (inflate_detect(data, size) == INFLATE_NONE && err != LDR_E_INVAL)
+	if (decomp_detect(data, size) == DECOMP_NONE && err != LDR_E_INVAL)
 		abort();
 	*ret_calls = c.calls;
 	return err;

@@ -2,8 +2,8 @@
  * mkseeds.c - writes seed inputs for the fuzz targets that the payload
  * builds and the malformed-kernel corpus do not cover: memory maps for
  * fuzz_e820 (in its input format), option texts for fuzz_options, and
- * small gzip/zlib streams (every header flag, stored blocks, small bombs)
- * for fuzz_inflate.
+ * small gzip/zlib/xz/LZ4-legacy/zstd streams (every gzip header flag,
+ * stored blocks, small bombs) for fuzz_inflate.
  *
  * usage: mkseeds OUTDIR [FIXTURE.mmap...]
  *        (writes OUTDIR/e820, OUTDIR/options, OUTDIR/inflate; captured
@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
+
+#include "decomp_fixture.h"
 
 static const char *out_dir;
 
@@ -222,6 +224,21 @@ static size_t deflate_to(uint8_t *out, size_t cap, const void *in, size_t n, int
 	return len;
 }
 
+/* the same input as xz (x86 BCJ + LZMA2, CRC32), LZ4 legacy and zstd */
+static void other_seeds(const void *in, size_t n, const char *base)
+{
+	struct buf b[3] = { fx_xz(in, n, 0, 0), fx_lz4(in, n), fx_zstd(in, n, 3, 1) };
+	static const char *const ext[3] = { "xz", "lz4", "zst" };
+
+	for (int i = 0; i < 3; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s.%s", base, ext[i]);
+		write_seed("inflate", name, b[i].p, b[i].len);
+		free(b[i].p);
+	}
+}
+
 static void inflate_seeds(void)
 {
 	static const char text[] =
@@ -269,6 +286,8 @@ static void inflate_seeds(void)
 		exit(2);
 	write_seed("inflate", "all-flags.gz", out, zs.total_out);
 	deflateEnd(&zs);
+	other_seeds(text, sizeof(text) - 1, "text");
+	other_seeds(zeros, (256u << 10) + 1, "bomb-256k");
 	free(zeros);
 	free(out);
 }

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 S=${1:-60}
 B=${BUILD:-build}
 F=$B/fuzz
-read -r -a TARGETS <<<"${FUZZ_TARGETS:-elf inflate e820 options}"
+read -r -a TARGETS <<<"${FUZZ_TARGETS:-elf inflate bzimage e820 options}"
 mkdir -p "$F"
 # one run at a time per build directory (corpora, logs and seeds are shared)
 exec 9>"$F/.lock"
@@ -25,6 +25,7 @@ max_len() {
 	case $1 in
 	elf) echo 131072 ;;   # the payload ELFs fit whole
 	inflate) echo 8192 ;;
+	bzimage) echo 65536 ;; # the corpus's synthetic bzImages fit whole
 	e820) echo 16384 ;;
 	options) echo 40000 ;; # past OPT_TEXT_MAX in UCS-2
 	esac
@@ -35,6 +36,7 @@ seeds() {
 	case $1 in
 	elf) printf '%s\n' "$B/payload" "$F/corpus-cases" ;;
 	inflate) printf '%s\n' "$F/seeds/inflate" "$B/payload" "$F/corpus-cases" ;;
+	bzimage) printf '%s\n' "$F/corpus-cases" ;;
 	*) printf '%s\n' "$F/seeds/$1" ;;
 	esac
 }
@@ -49,7 +51,7 @@ rm -rf "$F/seeds" "$F/corpus-cases"
 # the malformed-kernel corpus (test/corpus/mkcorpus) as seeds
 if make --no-print-directory BUILD="$B" payloads "$B/corpus/mkcorpus" >>"$F/build.txt" 2>&1 &&
    "$B/corpus/mkcorpus" "$F/corpus-cases" "$B/payload/kernel-pie.elf" "$B/payload/kernel-exec.elf" >/dev/null; then
-	rm -f "$F"/corpus-cases/gz-bomb-*  # 0.5 MB; the seeds have small bombs
+	rm -f "$F"/corpus-cases/*-bomb-*  # large; the seeds have small bombs
 else
 	echo "warning: no malformed-kernel corpus for the seeds"
 	mkdir -p "$F/corpus-cases"
