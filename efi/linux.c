@@ -1,8 +1,11 @@
 /*
  * linux.c - Linux's x86-64 boot protocol as a boot protocol module
- * (efi/proto.h): an unmodified vmlinux (ELF plus its appended relocation
- * table) is placed in a physical slot and in Linux's own virtual KASLR
- * window, and entered at its physical startup_64 with RSI = boot_params.
+ * (efi/proto.h): a bzImage as distributions ship it (its setup header
+ * checked and kept, its payload decompressed here), or a bare vmlinux (ELF
+ * plus its appended relocation table), is placed in a physical slot and in
+ * Linux's own virtual KASLR window, and entered at its physical
+ * startup_64 with RSI = boot_params.  initrd= files are concatenated at a
+ * random page-aligned address of their own.
  * The protocol's data itself is src/linux_boot.c; here is the firmware
  * side: one allocation below 4 GiB, of the
  * loader's reclaimable type (e820 "usable" to the kernel, which copies the
@@ -25,6 +28,10 @@
 #include "e820.h"
 #include "linux_boot.h"
 #include "linux_cmdline.h"
+#include "bzimage.h"
+#include "file.h"
+#include "sha256.h"
+#include "zglue.h"
 
 #define LX_BP_PAGE      0
 #define LX_CMDLINE_PAGE 1
@@ -41,8 +48,27 @@
 _Static_assert(LX_SEED_LEN <= sizeof(((struct loader_secrets *)0)->kernel_seed),
 	       "the seed is kept with the loader's secrets");
 
+/* an initrd larger than this is refused unread */
+#define LX_INITRD_FILE_MAX (2 * GIB)
+/* initrd_addr_max of a bare vmlinux, which has no header to say it */
+#define LX_INITRD_MAX_DEFAULT 0x7fffffffULL
+
 static EFI_PHYSICAL_ADDRESS lx_block;
 static size_t lx_e820_count; /* entries in the work area after finish */
+
+/* what the bzImage's setup header says, kept past the file's release */
+static struct {
+	int present;
+	uint8_t header[LINUX_BP_SETUP_END - LINUX_BP_SETUP_HEADER];
+	uint32_t header_len;
+	uint32_t initrd_addr_max;
+	uint16_t xloadflags;
+	uint32_t cmdline_size;
+} lx_hdr;
+
+/* the initrds, concatenated */
+static EFI_PHYSICAL_ADDRESS lx_initrd;
+static uint64_t lx_initrd_size;
 
 static uint8_t *lx_page(unsigned n)
 {
@@ -51,13 +77,61 @@ static uint8_t *lx_page(unsigned n)
 
 static EFI_STATUS linux_cmdline_placement(struct loader *L);
 
-/* An x86-64 vmlinux: ELF with Linux's appended relocation table. */
+/* A bzImage (its setup header's marks), or an x86-64 vmlinux: ELF with
+ * Linux's appended relocation table. */
 static int linux_probe(const struct loader *L)
 {
 	static struct elf_image img;
 
+	if (bzimage_detect(L->image_buf, L->image_size))
+		return 1;
 	return elf_parse(L->image_buf, L->image_size, NULL, &img) == LDR_OK &&
 	       linux_detect(&img);
+}
+
+/*
+ * A bzImage: check its setup header, keep what boot_params needs of it,
+ * and replace the image with its decompressed payload, vmlinux.bin.
+ */
+static EFI_STATUS linux_unpack_bzimage(struct loader *L)
+{
+	struct bzimage bz;
+	void *out;
+	uint64_t len, cap;
+	enum ldr_err err;
+
+	err = bzimage_parse(L->image_buf, L->image_size, L->opt.max_kernel, &bz);
+	if (err == LDR_E_DECOMP_TOO_BIG)
+		return log_ldr(EFI_LOAD_ERROR, err, L"%s: more than %ld bytes (raise kaslr.maxsize=)",
+			       L->kernel_path, L->opt.max_kernel);
+	if (err != LDR_OK)
+		return log_ldr(log_status_of(err), err, L"%s is not a bootable bzImage",
+			       L->kernel_path);
+	if (bz.setup_header_len > sizeof(lx_hdr.header))
+		return log_ldr(EFI_LOAD_ERROR, LDR_E_LINUX_SETUP, L"%s", L->kernel_path);
+	log_info(L"%s: bzImage, boot protocol %d.%02d, %a payload of %ld bytes", L->kernel_path,
+		 bz.version >> 8, bz.version & 0xff, decomp_format_name(bz.format),
+		 bz.payload_len);
+	err = bzimage_decompress(&bz, L->opt.max_kernel, &zglue_alloc, &out, &len, &cap);
+	if (err == LDR_E_DECOMP_TOO_BIG)
+		return log_ldr(EFI_LOAD_ERROR, err, L"%s: more than %ld bytes (raise kaslr.maxsize=)",
+			       L->kernel_path, L->opt.max_kernel);
+	if (err != LDR_OK)
+		return log_ldr(log_status_of(err), err, L"%s: its payload", L->kernel_path);
+	CopyMem(lx_hdr.header, (void *)bz.setup_header, bz.setup_header_len);
+	lx_hdr.header_len = bz.setup_header_len;
+	lx_hdr.initrd_addr_max = bz.initrd_addr_max;
+	lx_hdr.xloadflags = bz.xloadflags;
+	lx_hdr.cmdline_size = bz.cmdline_size;
+	lx_hdr.present = 1;
+	/* the bzImage itself is no longer needed once this is released */
+	if (L->image_buf != L->file)
+		zglue_alloc.free(zglue_alloc.ctx, L->image_buf, L->image_cap);
+	L->image_buf = out;
+	L->image_size = len;
+	L->image_cap = cap;
+	log_info(L"%s: %ld bytes of vmlinux.bin", L->kernel_path, len);
+	return EFI_SUCCESS;
 }
 
 static EFI_STATUS linux_load(struct loader *L)
@@ -65,11 +139,26 @@ static EFI_STATUS linux_load(struct loader *L)
 	struct kernel_layout *k = &L->layout;
 	uint64_t lo, hi;
 	enum ldr_err err;
+	EFI_STATUS st;
 
+	SetMem(&lx_hdr, sizeof(lx_hdr), 0);
+	if (bzimage_detect(L->image_buf, L->image_size)) {
+		st = linux_unpack_bzimage(L);
+		if (EFI_ERROR(st))
+			return st;
+	}
 	err = elf_parse(L->image_buf, L->image_size, NULL, &L->elf);
 	if (err != LDR_OK)
 		return log_ldr(log_status_of(err), err, L"%s is not a loadable Linux kernel",
 			       L->kernel_path);
+	if (!linux_detect(&L->elf))
+		return log_fail(EFI_LOAD_ERROR,
+				L"%s: the bzImage's payload is not an x86-64 vmlinux with its relocation table",
+				L->kernel_path);
+	if (lx_hdr.present && lx_hdr.cmdline_size && L->opt.cmdline_len > lx_hdr.cmdline_size)
+		return log_fail(EFI_INVALID_PARAMETER,
+				L"kernel command line has %d characters; this kernel takes at most %d",
+				(int)L->opt.cmdline_len, (int)lx_hdr.cmdline_size);
 	SetMem(k, sizeof(*k), 0);
 	/* through _end (text to BSS and .brk), 2 MiB-rounded: Linux maps
 	 * itself with 2 MiB pages */
@@ -123,6 +212,74 @@ static EFI_STATUS linux_cmdline_placement(struct loader *L)
 	return EFI_SUCCESS;
 }
 
+static void linux_free_initrd(void)
+{
+	if (lx_initrd)
+		uefi_call_wrapper(BS->FreePages, 2, lx_initrd, EFI_SIZE_TO_PAGES(lx_initrd_size));
+	lx_initrd = 0;
+	lx_initrd_size = 0;
+}
+
+/*
+ * initrd= files: read each (checked against its pin, the same bytes then
+ * used), then all of them concatenated in order, as the EFI stub does, at
+ * a random page-aligned address below what the kernel's header allows.
+ */
+static EFI_STATUS linux_load_initrds(struct loader *L)
+{
+	void *buf[OPT_INITRD_MAX] = { 0 };
+	UINT64 size[OPT_INITRD_MAX] = { 0 };
+	CHAR16 name[OPT_PATH_MAX], path[OPT_PATH_MAX];
+	struct file_failure ff;
+	uint64_t total = 0, max_end, count = 0, off = 0;
+	unsigned i, n = L->opt.ninitrd;
+	EFI_STATUS st = EFI_SUCCESS;
+
+	for (i = 0; i < n && !EFI_ERROR(st); i++) {
+		const struct opt_file *f = &L->opt.initrd[i];
+		UINTN c;
+
+		for (c = 0; f->path[c] && c + 1 < OPT_PATH_MAX; c++)
+			name[c] = (CHAR16)f->path[c];
+		name[c] = 0;
+		st = file_path_beside_image(L->li, name, path, OPT_PATH_MAX);
+		if (EFI_ERROR(st)) {
+			log_efi(st, L"initrd path too long");
+			break;
+		}
+		st = file_read(L->li->DeviceHandle, path, LX_INITRD_FILE_MAX, &buf[i], &size[i], &ff);
+		if (EFI_ERROR(st)) {
+			file_report(st, L"initrd", path, &ff);
+			break;
+		}
+		st = file_check_sha256(L"initrd", path, buf[i], size[i], f->have_sha256, f->sha256);
+		if (!EFI_ERROR(st) && !ldr_add_ok(total, size[i], &total))
+			st = log_fail(EFI_BAD_BUFFER_SIZE, L"the initrds add up to more than 2^64 bytes");
+	}
+	if (!EFI_ERROR(st) && total) {
+		/* below initrd_addr_max, unless the kernel takes one anywhere */
+		if (!lx_hdr.present)
+			max_end = LX_INITRD_MAX_DEFAULT + 1;
+		else if (lx_hdr.xloadflags & LINUX_XLF_ABOVE_4G)
+			max_end = 0;
+		else
+			max_end = (uint64_t)lx_hdr.initrd_addr_max + 1;
+		st = place_blob(L, total, max_end, L"initrd", &lx_initrd, &count);
+	}
+	if (!EFI_ERROR(st) && total) {
+		lx_initrd_size = total;
+		for (i = 0; i < n; i++) {
+			CopyMem((uint8_t *)phys_to_ptr(lx_initrd) + off, buf[i], size[i]);
+			off += size[i];
+		}
+		log_info(L"initrd: %d files, %ld bytes at 0x%lx (%ld positions)", (int)n, total,
+			 lx_initrd, count);
+	}
+	for (i = 0; i < n; i++)
+		file_free(buf[i], size[i]);
+	return st;
+}
+
 static EFI_STATUS linux_prepare(struct loader *L, const struct handoff_env *env)
 {
 	EFI_PHYSICAL_ADDRESS a = 0xffffffffULL;
@@ -133,10 +290,15 @@ static EFI_STATUS linux_prepare(struct loader *L, const struct handoff_env *env)
 		return log_fail(EFI_INVALID_PARAMETER,
 				L"kernel command line has %d characters; Linux takes at most %d",
 				(int)L->opt.cmdline_len, (int)LINUX_CMDLINE_MAX);
+	st = linux_load_initrds(L);
+	if (EFI_ERROR(st))
+		return st;
 	st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateMaxAddress,
 			       (EFI_MEMORY_TYPE)LDR_EFI_MT_RECLAIM, LX_PAGES, &a);
-	if (EFI_ERROR(st))
+	if (EFI_ERROR(st)) {
+		linux_free_initrd();
 		return log_efi(st, L"AllocatePages below 4 GiB for Linux's boot_params");
+	}
 	lx_block = a;
 	SetMem(lx_page(0), LX_PAGES * PAGE_SIZE, 0);
 	CopyMem(lx_page(LX_CMDLINE_PAGE), L->opt.cmdline, L->opt.cmdline_len);
@@ -152,6 +314,7 @@ static EFI_STATUS linux_prepare(struct loader *L, const struct handoff_env *env)
 static void linux_release(struct loader *L)
 {
 	(void)L;
+	linux_free_initrd();
 	if (lx_block)
 		uefi_call_wrapper(BS->FreePages, 2, lx_block, LX_PAGES);
 	lx_block = 0;
@@ -217,6 +380,12 @@ static enum ldr_err linux_finish(struct loader *L, const struct handoff_env *env
 	a.efi_desc_size = (uint32_t)m->desc_size;
 	a.efi_desc_version = m->desc_version;
 	a.fb = env->fb.base ? &env->fb : NULL;
+	if (lx_hdr.present) {
+		a.setup_header = lx_hdr.header;
+		a.setup_header_len = lx_hdr.header_len;
+	}
+	a.ramdisk = lx_initrd;
+	a.ramdisk_size = lx_initrd_size;
 	err = linux_boot_params_fill(lx_page(LX_BP_PAGE), &a);
 	if (err != LDR_OK)
 		return err;

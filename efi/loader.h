@@ -104,6 +104,19 @@ struct loader {
  * relocate the kernel there.  Logs its own failure. */
 EFI_STATUS place_kernel(struct loader *L);
 
+/*
+ * A random page-aligned home for size bytes of data the kernel gets (an
+ * initrd, a module): drawn uniformly over the page-aligned positions in
+ * memory free now, above 1 MiB, ending by max_end (0: anywhere) and by the
+ * layout's max_end, clear of its keep-out ranges; reserved as loader
+ * reclaimable memory (AllocatePages(AllocateAddress)), so it cannot overlap
+ * the kernel or anything else the loader has placed or allocated.  `what`
+ * names it in error lines.  Out: *ret_addr, *ret_count (the positions there
+ * were).  Give it back with FreePages when the boot fails.
+ */
+EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, const CHAR16 *what,
+		      uint64_t *ret_addr, uint64_t *ret_count);
+
 /* Give back the kernel's pages (a boot that failed after place_kernel). */
 void place_release(struct loader *L);
 

@@ -168,15 +168,10 @@ static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
 		return log_ldr(EFI_LOAD_ERROR, LDR_E_EMPTY_FILE, L"kernel %s", path);
 
 	/* the bytes hashed are the bytes used: no second read */
-	if (L->opt.have_sha256) {
-		uint8_t digest[32];
-
-		sha256(L->file, L->file_size, digest);
-		if (CompareMem(digest, L->opt.sha256, 32) != 0)
-			return log_ldr(EFI_SECURITY_VIOLATION, LDR_E_HASH_MISMATCH,
-				       L"%s: refusing to boot", path);
-		log_info(L"%s: sha256 matches", path);
-	}
+	st = file_check_sha256(L"kernel", path, L->file, L->file_size, L->opt.have_sha256,
+			       L->opt.sha256);
+	if (EFI_ERROR(st))
+		return st;
 
 	L->image_buf = L->file;
 	L->image_size = L->file_size;

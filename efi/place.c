@@ -15,21 +15,24 @@
 /* a refused slot is excluded and another drawn, this many times at most */
 #define PLACE_TRIES 16
 #define PLACE_AVOID_MAX (PLACE_TRIES + 2 + KERNEL_LAYOUT_AVOID_MAX)
+/* data placed for the kernel stays above the first MiB (real-mode
+ * trampolines, BIOS areas, the ISA hole) */
+#define PLACE_BLOB_MIN (1 * MIB)
 
 static enum ldr_err place_draw(void *ctx, uint64_t n, uint64_t *ret_idx)
 {
 	return drbg_below(ctx, n, ret_idx);
 }
 
-/* AllocatePages(AllocateAddress): the map said free; firmware decides */
+/* AllocatePages(AllocateAddress) of the type at ctx: the map said free;
+ * firmware decides */
 static int place_reserve(void *ctx, uint64_t base, uint64_t size)
 {
 	EFI_PHYSICAL_ADDRESS a = base;
+	const UINT32 *type = ctx;
 
-	(void)ctx;
 	return !EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
-					    (EFI_MEMORY_TYPE)LDR_EFI_MT_KERNEL,
-					    EFI_SIZE_TO_PAGES(size), &a));
+					    (EFI_MEMORY_TYPE)*type, EFI_SIZE_TO_PAGES(size), &a));
 }
 
 static enum ldr_err place_lowest(void *ctx, uint64_t n, uint64_t *ret_idx)
@@ -90,17 +93,24 @@ static void place_bits(uint64_t n, unsigned *ret_int, unsigned *ret_frac)
 		*ret_frac = 99;
 }
 
-static EFI_STATUS place_physical(struct loader *L)
+/*
+ * Draw a position for sp->image_size bytes uniformly over the ones memory
+ * that is free now offers (sp's alignment and window, clear of the
+ * loader's image and the layout's keep-out ranges), and reserve it as
+ * `type`; a position firmware refuses is excluded and another drawn.
+ * `what` names the thing in the error lines.  Out: *ret_base, *ret_count.
+ */
+static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32 type,
+				const CHAR16 *what, int log_maps, uint64_t *ret_base,
+				uint64_t *ret_count)
 {
 	struct efi_mmap m;
 	struct mem_region *free_r = NULL;
 	struct mem_region avoid[PLACE_AVOID_MAX];
 	size_t nfree = 0, navoid = 0;
-	struct slot_params sp;
 	enum ldr_err err;
 	EFI_STATUS st;
 	uint64_t base = 0, count = 0;
-	unsigned bi, bf;
 
 	st = mmap_get(&m);
 	if (EFI_ERROR(st))
@@ -114,23 +124,12 @@ static EFI_STATUS place_physical(struct loader *L)
 	avoid[navoid].size = L->li->ImageSize;
 	avoid[navoid].type = E820_RESERVED;
 	avoid[navoid++].flags = 0;
-	/* what the protocol keeps the kernel out of */
+	/* what the protocol keeps the kernel (and its data) out of */
 	for (size_t i = 0; i < L->layout.navoid && i < KERNEL_LAYOUT_AVOID_MAX; i++)
 		avoid[navoid++] = L->layout.avoid[i];
-
-	SetMem(&sp, sizeof(sp), 0);
-	sp.image_size = L->layout.size;
-	sp.align = L->layout.align;
-	sp.min_addr = L->opt.min_addr;
-	sp.max_addr = L->opt.max_addr;
-	/* what the kernel's own relocations allow (32-bit absolute fields) */
-	if (L->layout.max_end && (sp.max_addr == 0 || sp.max_addr > L->layout.max_end)) {
-		sp.max_addr = L->layout.max_end;
-		log_info(L"32-bit relocations: the kernel must end by 0x%lx", sp.max_addr);
-	}
-	sp.avoid = avoid;
-	sp.navoid = navoid;
-	if (log_verbose) {
+	sp->avoid = avoid;
+	sp->navoid = navoid;
+	if (log_maps) {
 		struct mem_region *e820;
 		size_t ne = 0;
 
@@ -138,40 +137,84 @@ static EFI_STATUS place_physical(struct loader *L)
 		if (!EFI_ERROR(mmap_convert(&m, e820_from_efi, &e820, &ne))) {
 			place_log_regions(e820, ne, L"e820", NULL);
 			log_info(L"theoretical positions (all RAM above kaslr.min): %ld",
-				 slot_theoretical(e820, ne, &sp));
+				 slot_theoretical(e820, ne, sp));
 			FreePool(e820);
 		}
-		place_log_regions(free_r, nfree, L"free", &sp);
+		place_log_regions(free_r, nfree, L"free", sp);
 	}
 
-	err = slot_place(free_r, nfree, &sp, avoid, &navoid, PLACE_AVOID_MAX,
+	err = slot_place(free_r, nfree, sp, avoid, &navoid, PLACE_AVOID_MAX,
 			 L->opt.nokaslr ? place_lowest : place_draw, &L->sec.drbg,
-			 place_reserve, NULL, PLACE_TRIES, &base, &count);
+			 place_reserve, &type, PLACE_TRIES, &base, &count);
 	if (err == LDR_E_NO_SLOT) {
 		st = log_fail(EFI_OUT_OF_RESOURCES,
-			      L"no free 2 MiB-aligned range of %ld bytes between kaslr.min=0x%lx and kaslr.max=0x%lx; give the machine more memory or widen the window",
-			      L->layout.size, sp.min_addr, sp.max_addr);
+			      L"no free 0x%lx-aligned range of %ld bytes for the %s between 0x%lx and 0x%lx; give the machine more memory or widen the window (kaslr.min=, kaslr.max=, mem=)",
+			      sp->align, sp->image_size, what, sp->min_addr, sp->max_addr);
 		goto out;
 	}
 	if (err == LDR_E_SLOT_REFUSED) {
 		st = log_fail(EFI_OUT_OF_RESOURCES,
-			      L"firmware refused %d slots in a row for the kernel", PLACE_TRIES);
+			      L"firmware refused %d places in a row for the %s", PLACE_TRIES, what);
 		goto out;
 	}
 	if (err != LDR_OK) {
-		st = log_ldr(EFI_DEVICE_ERROR, err, L"choosing a physical slot");
+		st = log_ldr(EFI_DEVICE_ERROR, err, L"choosing a place for the %s", what);
 		goto out;
 	}
-	place_bits(count, &bi, &bf);
-	log_info(L"physical slots: %ld (%d.%02d bits)", count, bi, bf);
-	L->phys_slots = count;
-	L->phys_base = base;
+	*ret_base = base;
+	*ret_count = count;
 	st = EFI_SUCCESS;
 out:
 	if (free_r)
 		FreePool(free_r);
 	mmap_free(&m);
 	return st;
+}
+
+static EFI_STATUS place_physical(struct loader *L)
+{
+	struct slot_params sp;
+	uint64_t base = 0, count = 0;
+	unsigned bi, bf;
+	EFI_STATUS st;
+
+	SetMem(&sp, sizeof(sp), 0);
+	sp.image_size = L->layout.size;
+	sp.align = L->layout.align;
+	sp.min_addr = L->opt.min_addr;
+	sp.max_addr = L->opt.max_addr;
+	/* what the kernel's own relocations (32-bit absolute fields) or its
+	 * command line (mem=) allow */
+	if (L->layout.max_end && (sp.max_addr == 0 || sp.max_addr > L->layout.max_end)) {
+		sp.max_addr = L->layout.max_end;
+		log_info(L"the kernel must end by 0x%lx", sp.max_addr);
+	}
+	st = place_in_free(L, &sp, LDR_EFI_MT_KERNEL, L"kernel", log_verbose, &base, &count);
+	if (EFI_ERROR(st))
+		return st;
+	place_bits(count, &bi, &bf);
+	log_info(L"physical slots: %ld (%d.%02d bits)", count, bi, bf);
+	L->phys_slots = count;
+	L->phys_base = base;
+	return EFI_SUCCESS;
+}
+
+EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, const CHAR16 *what,
+		      uint64_t *ret_addr, uint64_t *ret_count)
+{
+	struct slot_params sp;
+	uint64_t end = L->layout.max_end;
+
+	if (size == 0 || size > UINT64_MAX - (PAGE_SIZE - 1))
+		return log_fail(EFI_INVALID_PARAMETER, L"the %s has no size to place", what);
+	if (max_end && (end == 0 || max_end < end))
+		end = max_end;
+	SetMem(&sp, sizeof(sp), 0);
+	sp.image_size = ldr_align_up(size, PAGE_SIZE);
+	sp.align = PAGE_SIZE;
+	sp.min_addr = PLACE_BLOB_MIN;
+	sp.max_addr = end;
+	return place_in_free(L, &sp, LDR_EFI_MT_RECLAIM, what, 0, ret_addr, ret_count);
 }
 
 /*

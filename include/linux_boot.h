@@ -69,6 +69,12 @@
 #define LINUX_BP_BOOT_FLAG      0x1fe
 #define LINUX_BP_HEADER         0x202
 #define LINUX_BP_VERSION        0x206
+#define LINUX_BP_SETUP_HEADER   0x1f1 /* the kernel's own header starts here */
+#define LINUX_BP_SETUP_END      0x290 /* ... and boot_params keeps it up to here */
+#define LINUX_BP_RAMDISK_IMAGE  0x218
+#define LINUX_BP_RAMDISK_SIZE   0x21c
+#define LINUX_BP_EXT_RAMDISK_IMAGE 0x0c0
+#define LINUX_BP_EXT_RAMDISK_SIZE  0x0c4
 #define LINUX_BP_TYPE_OF_LOADER 0x210
 #define LINUX_BP_LOADFLAGS      0x211
 #define LINUX_BP_CODE32_START   0x214
@@ -198,6 +204,13 @@ struct linux_boot_args {
 	uint32_t efi_desc_version;
 	uint8_t secure_boot;         /* LINUX_SB_* */
 	const struct kb_framebuffer *fb; /* GOP framebuffer for screen_info, or NULL */
+	/* the kernel's own setup header (bzImage bytes from 0x1f1), copied
+	 * into the zero page first; NULL for a bare vmlinux, whose header is
+	 * made up as protocol 2.15 */
+	const uint8_t *setup_header;
+	uint32_t setup_header_len;
+	uint64_t ramdisk;            /* the initrd: physical address and size; */
+	uint64_t ramdisk_size;       /* 0 size = none */
 };
 
 /*
@@ -215,7 +228,8 @@ uint64_t linux_setup_size(size_t e820_count, uint32_t rng_seed_len);
  * LDR_E_OPT_TOO_LONG (cmdline_len > LINUX_CMDLINE_MAX),
  * LDR_E_MMAP_TOO_BIG (the chain does not fit in setup_cap, or the extended
  * e820 length overflows its 32-bit field), LDR_E_OVERFLOW (a size field
- * does not fit: kernel_size >= 4 GiB, an EFI memory map of 4 GiB or more).
+ * does not fit: kernel_size >= 4 GiB, an EFI memory map of 4 GiB or more),
+ * LDR_E_LINUX_SETUP (a setup header longer than boot_params holds).
  * A framebuffer whose pixel format has no linear layout (GOP's
  * PixelBltOnly) gives no screen_info.
  */

@@ -15,6 +15,14 @@
 #define OPT_CMDLINE_MAX 4096
 #define OPT_TEXT_MAX    (16 * KIB)   /* load options or config file */
 #define OPT_KEY_MAX     32
+#define OPT_INITRD_MAX  8              /* initrd= files, concatenated in order */
+
+/* A file the loader reads, optionally pinned by its SHA-256. */
+struct opt_file {
+	char path[OPT_PATH_MAX];
+	int have_sha256;
+	uint8_t sha256[32];
+};
 
 struct ldr_options {
 	char kernel[OPT_PATH_MAX];     /* "" = default: kernel.elf beside the loader */
@@ -29,6 +37,9 @@ struct ldr_options {
 	int have_sha256;               /* sha256=HEX given */
 	uint8_t sha256[32];
 	uint64_t max_kernel;           /* kaslr.maxsize=: inflate limit */
+	/* initrd=PATH[,sha256=HEX], repeatable (Linux kernels) */
+	struct opt_file initrd[OPT_INITRD_MAX];
+	unsigned ninitrd;
 	/* set by the parsers on error: the key or value at fault, and for
 	 * kaslr.conf its line (1-based; 0 for load options) */
 	char bad[OPT_KEY_MAX + 1];

@@ -222,13 +222,33 @@ enum ldr_err linux_boot_params_fill(void *bp_v, const struct linux_boot_args *a)
 			return LDR_E_MMAP_TOO_BIG;
 	}
 
+	if (a->setup_header &&
+	    (a->setup_header_len == 0 ||
+	     a->setup_header_len > LINUX_BP_SETUP_END - LINUX_BP_SETUP_HEADER))
+		return LDR_E_LINUX_SETUP;
+
 	/* a zeroed page; the sentinel (0x1ef) stays 0: nothing here is stale */
 	memset(bp, 0, LINUX_BP_SIZE);
 
-	/* setup header: what a protected-mode loader writes ("obligatory") */
-	lb_put16(bp, LINUX_BP_BOOT_FLAG, LINUX_BOOT_FLAG);
-	lb_put32(bp, LINUX_BP_HEADER, LINUX_HDRS_MAGIC);
-	lb_put16(bp, LINUX_BP_VERSION, LINUX_PROTOCOL_VERSION);
+	if (a->setup_header) {
+		/* the kernel's own header: its version, xloadflags, alignment,
+		 * init_size, root_flags, as it states them (boot.rst: the
+		 * loader copies it, then writes the fields that are its own) */
+		memcpy(bp + LINUX_BP_SETUP_HEADER, a->setup_header, a->setup_header_len);
+	} else {
+		/* a bare vmlinux: the header a protocol 2.15 kernel would have */
+		lb_put16(bp, LINUX_BP_BOOT_FLAG, LINUX_BOOT_FLAG);
+		lb_put32(bp, LINUX_BP_HEADER, LINUX_HDRS_MAGIC);
+		lb_put16(bp, LINUX_BP_VERSION, LINUX_PROTOCOL_VERSION);
+		lb_put32(bp, LINUX_BP_KERNEL_ALIGN, (uint32_t)LINUX_ALIGN);
+		lb_put8(bp, LINUX_BP_RELOCATABLE, 1);
+		lb_put16(bp, LINUX_BP_XLOADFLAGS, LINUX_XLF_KERNEL_64 | LINUX_XLF_ABOVE_4G);
+		lb_put32(bp, LINUX_BP_CMDLINE_SIZE, LINUX_CMDLINE_MAX);
+		lb_put64(bp, LINUX_BP_PREF_ADDRESS, a->link_phys);
+		lb_put32(bp, LINUX_BP_INIT_SIZE, (uint32_t)a->kernel_size);
+		/* mount root read-only, as the kernel's own header says */
+		lb_put16(bp, LINUX_BP_ROOT_FLAGS, 1);
+	}
 	lb_put8(bp, LINUX_BP_TYPE_OF_LOADER, LINUX_LOADER_UNDEFINED);
 	/*
 	 * LOADED_HIGH: the protected-mode kernel is above 1 MiB.  KASLR_FLAG is
@@ -245,16 +265,12 @@ enum ldr_err linux_boot_params_fill(void *bp_v, const struct linux_boot_args *a)
 		lb_put32(bp, LINUX_BP_CODE32_START, (uint32_t)a->kernel_phys);
 	lb_put32(bp, LINUX_BP_CMD_LINE_PTR, (uint32_t)a->cmdline);
 	lb_put32(bp, LINUX_BP_EXT_CMDLINE, (uint32_t)(a->cmdline >> 32));
-	/* read-type fields, filled as the kernel's own header states them */
-	lb_put32(bp, LINUX_BP_KERNEL_ALIGN, (uint32_t)LINUX_ALIGN);
-	lb_put8(bp, LINUX_BP_RELOCATABLE, 1);
-	lb_put16(bp, LINUX_BP_XLOADFLAGS, LINUX_XLF_KERNEL_64 | LINUX_XLF_ABOVE_4G);
-	lb_put32(bp, LINUX_BP_CMDLINE_SIZE, LINUX_CMDLINE_MAX);
-	lb_put64(bp, LINUX_BP_PREF_ADDRESS, a->link_phys);
-	lb_put32(bp, LINUX_BP_INIT_SIZE, (uint32_t)a->kernel_size);
-
-	/* mount root read-only, as the kernel's own header says by default */
-	lb_put16(bp, LINUX_BP_ROOT_FLAGS, 1);
+	if (a->ramdisk_size) {
+		lb_put32(bp, LINUX_BP_RAMDISK_IMAGE, (uint32_t)a->ramdisk);
+		lb_put32(bp, LINUX_BP_EXT_RAMDISK_IMAGE, (uint32_t)(a->ramdisk >> 32));
+		lb_put32(bp, LINUX_BP_RAMDISK_SIZE, (uint32_t)a->ramdisk_size);
+		lb_put32(bp, LINUX_BP_EXT_RAMDISK_SIZE, (uint32_t)(a->ramdisk_size >> 32));
+	}
 	lb_put64(bp, LINUX_BP_ACPI_RSDP, a->acpi_rsdp);
 	lb_put8(bp, LINUX_BP_SECURE_BOOT, a->secure_boot);
 	if (a->efi_systab) {

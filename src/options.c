@@ -131,6 +131,17 @@ static int opt_key_is(const char *k, size_t klen, const char *name)
 	return strlen(name) == klen && memcmp(k, name, klen) == 0;
 }
 
+/* does v contain ",sha256=" anywhere (a pin that failed to parse)? */
+static int opt_has_pin(const char *v, size_t vlen)
+{
+	static const char pin[] = ",sha256=";
+
+	for (size_t i = 0; vlen - i >= sizeof(pin) - 1; i++)
+		if (memcmp(v + i, pin, sizeof(pin) - 1) == 0)
+			return 1;
+	return 0;
+}
+
 /* What a key sets, and how its value is read. */
 enum opt_kind {
 	OPT_FLAG,    /* alone, or =0 / =1 */
@@ -139,6 +150,7 @@ enum opt_kind {
 	OPT_HEX32,   /* 64 hex digits; sets a have_ flag too */
 	OPT_SIZE,    /* options_parse_size() */
 	OPT_SIZE_NZ, /* the same, 0 refused */
+	OPT_INITRD,  /* PATH[,sha256=HEX]: appended to the initrd list */
 };
 
 static const struct opt_key {
@@ -158,7 +170,36 @@ static const struct opt_key {
 	{ "kaslr.min", OPT_SIZE, offsetof(struct ldr_options, min_addr), 0 },
 	{ "kaslr.max", OPT_SIZE, offsetof(struct ldr_options, max_addr), 0 },
 	{ "kaslr.maxsize", OPT_SIZE_NZ, offsetof(struct ldr_options, max_kernel), 0 },
+	{ "initrd", OPT_INITRD, offsetof(struct ldr_options, initrd), 0 },
 };
+
+/* PATH[,sha256=HEX] -> the next free initrd slot */
+static enum ldr_err opt_initrd(struct ldr_options *o, const char *v, size_t vlen)
+{
+	static const char pin[] = ",sha256=";
+	struct opt_file *f;
+	size_t plen = vlen;
+
+	if (o->ninitrd == OPT_INITRD_MAX)
+		return LDR_E_OPT_TOO_LONG;
+	f = &o->initrd[o->ninitrd];
+	memset(f, 0, sizeof(*f));
+	if (vlen >= sizeof(pin) - 1 + 64 &&
+	    memcmp(v + vlen - 64 - (sizeof(pin) - 1), pin, sizeof(pin) - 1) == 0) {
+		plen = vlen - 64 - (sizeof(pin) - 1);
+		if (opt_hex32(v + vlen - 64, 64, f->sha256) != LDR_OK)
+			return LDR_E_OPT_HEX;
+		f->have_sha256 = 1;
+	} else if (vlen >= sizeof(pin) - 1 && opt_has_pin(v, vlen)) {
+		return LDR_E_OPT_HEX; /* a pin that is not 64 hex digits */
+	}
+	if (plen == 0)
+		return LDR_E_OPT_VALUE;
+	if (opt_copy(f->path, sizeof(f->path), v, plen) != LDR_OK)
+		return LDR_E_OPT_TOO_LONG;
+	o->ninitrd++;
+	return LDR_OK;
+}
 
 /* One key with its value (val NULL when the key stood alone). */
 static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
@@ -191,6 +232,8 @@ static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
 		if (err == LDR_OK)
 			o->cmdline_len = (uint32_t)vlen;
 		return err;
+	case OPT_INITRD:
+		return opt_initrd(o, v, vlen);
 	case OPT_HEX32:
 		if (opt_hex32(v, vlen, (uint8_t *)field) != LDR_OK)
 			return LDR_E_OPT_HEX;

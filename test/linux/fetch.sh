@@ -13,9 +13,10 @@
 #   1. resolve the package the metapackage points to (apt-cache depends,
 #      e.g. linux-image-6.1.0-57-amd64) and, but for "signed", take its
 #      "-unsigned" twin: the same kernel without the Secure Boot signature;
-#   2. apt-get download it; unpack its /boot with dpkg-deb (only /boot: the
-#      ~400 MB of modules are not needed) into DIR/pkg/, copy the bzImage to
-#      DIR/vmlinuz;
+#   2. apt-get download it; unpack its /boot and the few modules the
+#      userspace boot tests load (efivarfs, virtio PCI and block, ext4 and
+#      what it needs: the other ~400 MB of modules are not) with dpkg-deb
+#      into DIR/pkg/, copy the bzImage to DIR/vmlinuz;
 #   3. generic only: repack the bzImage -> build/linux/vmlinux.gz (+ .facts),
 #      see repack.sh.
 # Serialised with flock per directory (two boot cases may start together).
@@ -36,8 +37,15 @@ mkdir -p "$D" || die "cannot create $D"
 exec 9>"$D/.lock" || die "cannot open $D/.lock"
 flock 9 || die "cannot lock $D/.lock"
 
-# cached: the bzImage (and for generic the repacked image with its facts)
-if [ -s "$D/vmlinuz" ] && [ -s "$D/package" ]; then
+# the modules test/linux/initramfs.sh puts into its initramfs
+MODULES=(fs/efivarfs/efivarfs.ko drivers/virtio/virtio.ko drivers/virtio/virtio_ring.ko
+	drivers/virtio/virtio_pci.ko drivers/virtio/virtio_pci_modern_dev.ko
+	drivers/virtio/virtio_pci_legacy_dev.ko drivers/block/virtio_blk.ko fs/ext4/ext4.ko
+	fs/jbd2/jbd2.ko fs/mbcache.ko lib/crc16.ko crypto/crc32c_generic.ko)
+
+# cached: the bzImage and modules (and for generic the repacked image with
+# its facts)
+if [ -s "$D/vmlinuz" ] && [ -s "$D/package" ] && [ -e "$D/modules" ]; then
 	if [ "$kind" != generic ]; then
 		echo "$D/vmlinuz"
 		exit 0
@@ -77,13 +85,25 @@ if [ -z "$deb" ]; then
 	[ -n "$deb" ] || die "apt-get download left no $pkg .deb in $D"
 fi
 { rm -rf "$D/pkg" && mkdir -p "$D/pkg"; } || die "cannot create $D/pkg"
-dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$D/pkg" --wildcards './boot/*' ||
-	die "unpacking /boot from $deb failed"
+# a kernel flavour builds some of them in (the cloud kernel: ext4, ...):
+# take the ones this package has
+list=$(dpkg-deb -c "$deb") || die "cannot list $deb"
+patterns=('./boot/*')
+for m in "${MODULES[@]}"; do
+	if grep -q "/lib/modules/[^/]*/kernel/$m\$" <<<"$list"; then
+		patterns+=("./lib/modules/*/kernel/$m")
+	fi
+done
+dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$D/pkg" --wildcards "${patterns[@]}" ||
+	die "unpacking /boot and modules from $deb failed"
 vmlinuz=$(first "$D"/pkg/boot/vmlinuz-*)
 [ -s "$vmlinuz" ] || die "$deb holds no /boot/vmlinuz-*"
 cp "$vmlinuz" "$D/vmlinuz" || die "copy $vmlinuz"
 if [ "$kind" = generic ]; then
 	test/linux/repack.sh "$D/vmlinuz" "$D/vmlinux.gz" || die "repacking $vmlinuz failed"
 fi
+# the modules' directory, for initramfs.sh
+mods=$(first "$D"/pkg/lib/modules/*/kernel)
+printf '%s\n' "${mods:-none}" >"$D/modules"
 echo "$pkg $(basename "$deb")" >"$D/package"
 if [ "$kind" = generic ]; then echo "$D/vmlinux.gz"; else echo "$D/vmlinuz"; fi

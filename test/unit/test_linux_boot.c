@@ -413,3 +413,40 @@ TEST(test_screen_info)
 	fb.width = 70000;
 	CHECK(linux_boot_params_fill(bp, &a) == LDR_OK && bp[0x0f] == 0, "width beyond u16");
 }
+
+/* a bzImage's own setup header is copied; the loader's fields and the
+ * initrd are written over it */
+TEST(test_setup_header_and_ramdisk)
+{
+	struct linux_boot_args a = base_args(20, 0);
+	uint8_t hdr[0x290 - 0x1f1];
+
+	for (size_t i = 0; i < sizeof(hdr); i++)
+		hdr[i] = (uint8_t)(0x40 + i);
+	/* a few fields as a real 6.1 header has them */
+	hdr[0x1f2 - 0x1f1] = 1, hdr[0x1f3 - 0x1f1] = 0;             /* root_flags */
+	hdr[0x206 - 0x1f1] = 0x0f, hdr[0x207 - 0x1f1] = 0x02;       /* version 2.15 */
+	hdr[0x211 - 0x1f1] = 0x01;                                  /* loadflags */
+	a.setup_header = hdr;
+	a.setup_header_len = 0x26c - 0x1f1;
+	a.ramdisk = 0x1234567000ULL;
+	a.ramdisk_size = 0x2345000;
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_OK, "fill with a header");
+	CHECK_EQ_U64(rd(bp, 0x1f2, 2), 1, "root_flags from the kernel's header");
+	CHECK_EQ_U64(rd(bp, 0x206, 2), 0x020f, "version from the header");
+	CHECK_EQ_U64(rd(bp, 0x230, 4), rd(hdr, 0x230 - 0x1f1, 4), "kernel_alignment kept as read");
+	CHECK_EQ_U64(rd(bp, 0x260, 4), rd(hdr, 0x260 - 0x1f1, 4), "init_size kept as read");
+	CHECK_EQ_U64(bp[0x210], 0xff, "type_of_loader written");
+	CHECK_EQ_U64(bp[0x211], 0x03, "loadflags written");
+	CHECK_EQ_U64(rd(bp, 0x228, 4), 0x7f000000, "cmd_line_ptr written");
+	CHECK_EQ_U64(rd(bp, 0x218, 4), 0x34567000, "ramdisk_image");
+	CHECK_EQ_U64(rd(bp, 0x0c0, 4), 0x12, "ext_ramdisk_image");
+	CHECK_EQ_U64(rd(bp, 0x21c, 4), 0x2345000, "ramdisk_size");
+	CHECK_EQ_U64(rd(bp, 0x0c4, 4), 0, "ext_ramdisk_size");
+	CHECK_EQ_U64(bp[0x26c], 0, "nothing copied past the header's length");
+
+	a.setup_header_len = 0x290 - 0x1f1 + 1;
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_E_LINUX_SETUP, "header longer than its room");
+	a.setup_header_len = 0;
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_E_LINUX_SETUP, "empty header");
+}

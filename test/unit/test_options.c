@@ -578,3 +578,36 @@ TEST(test_messages)
 	CHECK(strcmp(ldr_strerror(LDR_E_OPT_HEX),
 		     "bad value: expected exactly 64 hex digits (32 bytes)") == 0, "hex format");
 }
+
+/* initrd=PATH[,sha256=HEX], repeatable, in order, from both sources */
+TEST(test_initrd)
+{
+	struct ldr_options o;
+	const char *line = "initrd=\\boot\\a.img initrd=b.img,sha256=" HEX_SHA " -- x";
+	const char *conf = "initrd \\boot\\one two.img\ninitrd c.img,sha256=" HEX_SHA "\n";
+
+	options_defaults(&o);
+	CHECK(options_parse_line(&o, line, strlen(line)) == LDR_OK, "line parses");
+	CHECK(o.ninitrd == 2, "two initrds: %u", o.ninitrd);
+	CHECK(strcmp(o.initrd[0].path, "\\boot\\a.img") == 0 && !o.initrd[0].have_sha256,
+	      "first, unpinned");
+	CHECK(strcmp(o.initrd[1].path, "b.img") == 0 && o.initrd[1].have_sha256 &&
+	      memcmp(o.initrd[1].sha256, sha_bytes, 32) == 0, "second, pinned");
+
+	options_defaults(&o);
+	CHECK(options_parse_config(&o, conf, strlen(conf)) == LDR_OK, "config parses");
+	CHECK(o.ninitrd == 2 && strcmp(o.initrd[0].path, "\\boot\\one two.img") == 0 &&
+	      strcmp(o.initrd[1].path, "c.img") == 0 && o.initrd[1].have_sha256,
+	      "config: in order, spaces kept, pin read");
+
+	options_defaults(&o);
+	CHECK(options_parse_line(&o, "initrd=x,sha256=12", 18) == LDR_E_OPT_HEX,
+	      "a short pin is a bad pin, not part of the path");
+	CHECK(options_parse_line(&o, "initrd=", 7) == LDR_E_OPT_VALUE, "empty");
+	CHECK(options_parse_line(&o, "initrd=,sha256=" HEX_SHA, 15 + 64) == LDR_E_OPT_VALUE,
+	      "a pin without a path");
+	options_defaults(&o);
+	for (unsigned i = 0; i < OPT_INITRD_MAX; i++)
+		CHECK(options_parse_line(&o, "initrd=i", 8) == LDR_OK, "initrd %u fits", i);
+	CHECK(options_parse_line(&o, "initrd=i", 8) == LDR_E_OPT_TOO_LONG, "one too many");
+}

@@ -1,0 +1,67 @@
+#!/bin/busybox sh
+# init.sh - /init of the initramfs test/linux/initramfs.sh builds.  It runs
+# inside the booted Debian kernel and reports, in one line on the console,
+# what the kernel itself says about where it is and what it was given:
+#
+#   linux-init: REPORT text=<_text from /proc/kallsyms>
+#     code=<start of "Kernel code" in /proc/iomem> efi=<0|1>
+#     loaderinfo=<LoaderInfo through efivarfs> sha=<SHA-256 of /data/check.bin>
+#     fb=<fb0's name> ramdisk=<the RAMDISK range dmesg shows> kaslr=<0|1>
+#     cmdline=<the rest of the line: /proc/cmdline>
+#
+# kaslr=0 when the kernel says its offset is disabled (checked on its own
+# panic report: see kl.panic).  Then, by kl.mode= on the command line:
+#   initrd (default)  power off
+#   root              load the virtio and ext4 modules, mount /dev/vda
+#                     read-only and switch_root to its /sbin/init
+# and kl.panic=1 makes the kernel panic instead of powering off, so that it
+# prints its own "Kernel Offset" line.
+/bin/busybox mkdir -p /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+
+arg() { # arg NAME: the value of NAME= on the kernel command line
+	tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | head -n 1
+}
+ld() { # ld NAME...: insmod each module this kernel has as a module
+	for m in "$@"; do
+		[ -f "/lib/modules/$m.ko" ] && insmod "/lib/modules/$m.ko"
+	done
+}
+
+text=$(sed -n 's/^\([0-9a-f]*\) [Tt] _text$/0x\1/p' /proc/kallsyms | head -n 1)
+code=$(sed -n 's/^ *\([0-9a-f]*\)-[0-9a-f]* : Kernel code$/0x\1/p' /proc/iomem | head -n 1)
+efi=0
+info=
+if [ -d /sys/firmware/efi ]; then
+	efi=1
+	ld efivarfs
+	mount -t efivarfs efivarfs /sys/firmware/efi/efivars 2>/dev/null
+	v=/sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+	# 4 bytes of attributes, then UCS-2 text: keep the ASCII
+	[ -f "$v" ] && info=$(tail -c +5 "$v" | tr -d '\000' | tr ' ' '_')
+fi
+sha=$(sha256sum /data/check.bin | cut -d' ' -f1)
+fb=$(tr ' ' '_' </sys/class/graphics/fb0/name 2>/dev/null)
+rd=$(dmesg | sed -n 's/.*RAMDISK: \[mem \(0x[0-9a-f]*-0x[0-9a-f]*\)\].*/\1/p' | head -n 1)
+echo "linux-init: REPORT text=$text code=$code efi=$efi loaderinfo=${info:-none} sha=$sha fb=${fb:-none} ramdisk=${rd:-none} cmdline=$(cat /proc/cmdline)"
+
+if [ "$(arg kl.mode)" = root ]; then
+	while read -r m; do
+		[ "$m" = efivarfs ] || insmod "/lib/modules/$m.ko"
+	done </lib/modules/order
+	n=0
+	while [ ! -b /dev/vda ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n + 1)); done
+	if mount -t ext4 -o ro /dev/vda /newroot; then
+		umount /proc /sys /dev 2>/dev/null
+		exec switch_root /newroot /sbin/init
+	fi
+	echo "linux-init: FAIL cannot mount /dev/vda"
+fi
+if [ "$(arg kl.panic)" = 1 ]; then
+	echo c >/proc/sysrq-trigger
+fi
+poweroff -f
