@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # init.sh - /init of the initramfs test/linux/initramfs.sh builds.  It runs
 # inside the booted Debian kernel and reports, in one line on the console,
 # what the kernel itself says about where it is and what it was given:

@@ -8,6 +8,7 @@
 #   --timeout S     kill QEMU after S seconds (default 90)
 #   --until REGEX   stop QEMU as soon as the serial log matches REGEX
 #   --disk IMG      an extra raw disk (e.g. a second volume)
+#   --vdisk IMG     a raw disk on virtio-blk (the guest's /dev/vda)
 # Exit status: QEMU's (33 = payload PASS, 35 = payload FAIL via isa-debug-exit),
 # 124 on timeout, 0 when --until matched.
 set -u
@@ -22,6 +23,7 @@ while [ $# -gt 1 ]; do
 	--timeout) timeout=$2; shift ;;
 	--until) until=$2; shift ;;
 	--disk) extra+=(-drive "format=raw,file=$2,if=ide,index=1"); shift ;;
+	--vdisk) extra+=(-drive "format=raw,file=$2,if=virtio,readonly=on"); shift ;;
 	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift

@@ -1,0 +1,65 @@
+# shellcheck shell=bash
+# user.sh - for the boot cases that take a stock Debian kernel to userspace
+# (test/qemu/cases/linux-user-*.sh and friends; sourced after
+# test/qemu/lib.sh).  The kernel file is the bzImage exactly as Debian
+# ships it; the initramfs is test/linux/initramfs.sh's, whose /init reports
+# what the running kernel says about itself (test/linux/init.sh).
+#
+# user_boot KIND "KERNEL CMDLINE" [kaslr.conf line...] [-- boot.sh option...]
+#   boots once and sets, from the kernel's report line:
+#     U_TEXT U_CODE U_EFI U_INFO U_SHA U_FB U_RAMDISK U_CMDLINE
+#   and from the loader's verbose lines (what it claims to have done, for
+#   the report to be compared with): L_PHYS L_VOFF L_INITRD
+#   U_DIR is initramfs.sh's directory (data.sha256, root.img); LOG the log.
+LINUX_LINK=0xffffffff81000000
+
+user_boot() {
+	local kind=$1 cmdline=$2 conf_lines=() line
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do conf_lines+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	U_DIR=$(test/linux/initramfs.sh "$kind") || fail "no initramfs for the $kind kernel"
+	local bz=$B/linux/vmlinuz
+	[ "$kind" = generic ] || bz=$B/linux/$kind/vmlinuz
+	local cf
+	cf=$(conf 'kernel vmlinuz' 'initrd initrd.img' verbose "${conf_lines[@]}" "cmdline $cmdline")
+	local esp
+	esp=$(mkesp "$NAME" - EFI/BOOT/vmlinuz="$bz" EFI/BOOT/initrd.img="$U_DIR/initrd.img" \
+		EFI/BOOT/kaslr.conf="$cf")
+	USER_BOOTS=$((${USER_BOOTS:-0} + 1))
+	LOG=$WORK/$NAME.$USER_BOOTS.log
+	test/qemu/boot.sh --log "$LOG" --timeout "${USER_TIMEOUT:-240}" \
+		--until 'linux-root: REPORT|Kernel Offset|reboot: Power down|end Kernel panic' \
+		--mem 1G "$@" "$esp"
+	RC=$?
+	line=$(clean_log "$LOG" | grep -a '^linux-init: REPORT' | tail -n 1)
+	[ -n "$line" ] || fail "boot $USER_BOOTS: no report from the kernel's userspace (boot.sh status $RC)"
+	U_TEXT=$(kv "$line" text) U_CODE=$(kv "$line" code) U_EFI=$(kv "$line" efi)
+	# shellcheck disable=SC2034 # U_FB and U_CMDLINE are for the cases
+	U_INFO=$(kv "$line" loaderinfo) U_SHA=$(kv "$line" sha) U_FB=$(kv "$line" fb)
+	# shellcheck disable=SC2034
+	U_RAMDISK=$(kv "$line" ramdisk) U_CMDLINE=$(kv "$line" cmdline)
+	line=$(clean_log "$LOG" | grep -a 'kaslr-loader: linux: physical base' | tail -n 1)
+	L_PHYS=$(printf '%s\n' "$line" | sed -n 's/.*physical base \(0x[0-9A-Fa-f]*\),.*/\1/p')
+	L_VOFF=$(printf '%s\n' "$line" | sed -n 's/.*virtual offset \(0x[0-9A-Fa-f]*\) from.*/\1/p')
+	L_INITRD=$(clean_log "$LOG" | sed -n 's/.*kaslr-loader: initrd: .* bytes at \(0x[0-9A-Fa-f]*\) .*/\1/p' | tail -n 1)
+	# shellcheck disable=SC2034 # read by the case that sourced this file
+	USER_LINE=$line
+}
+
+# user_check_common: what every userspace boot must show
+user_check_common() {
+	if [ -z "$L_PHYS" ] || [ -z "$L_VOFF" ]; then
+		fail "boot $USER_BOOTS: no placement line from the loader (verbose)"
+	fi
+	[ $((U_TEXT)) -eq $((LINUX_LINK + L_VOFF)) ] ||
+		fail "boot $USER_BOOTS: _text is $U_TEXT, want $LINUX_LINK + the loader's $L_VOFF"
+	[ $((U_CODE)) -eq $((L_PHYS)) ] ||
+		fail "boot $USER_BOOTS: Kernel code starts at $U_CODE, the loader placed it at $L_PHYS"
+	[ "$U_EFI" = 1 ] || fail "boot $USER_BOOTS: no /sys/firmware/efi: the kernel has no EFI"
+	case $U_INFO in kaslr-loader_*) ;; *) fail "boot $USER_BOOTS: LoaderInfo through efivarfs is '$U_INFO'" ;; esac
+	[ "$U_SHA" = "$(cat "$U_DIR/data.sha256")" ] ||
+		fail "boot $USER_BOOTS: /data/check.bin hashes to $U_SHA in the running system"
+	[ "${U_RAMDISK%-*}" = "$(printf '0x%08x' $((L_INITRD)))" ] ||
+		fail "boot $USER_BOOTS: the kernel's RAMDISK is $U_RAMDISK, the loader placed it at $L_INITRD"
+}
