@@ -93,7 +93,7 @@ struct elf_image {
 	int has_dynamic;
 	struct elf_dyn_info dyn;
 	uint64_t shoff;            /* section headers (validated), or 0 */
-	uint16_t shnum;
+	uint32_t shnum;            /* e_shnum, or section 0's sh_size (>= 0xff00) */
 	unsigned n_rela_sections;  /* SHT_RELA sections that will be applied */
 	uint64_t elf_end;          /* end of the last thing the headers describe */
 	struct elf_linux_relocs linux_relocs;

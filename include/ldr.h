@@ -20,6 +20,7 @@
 #define LDR_HINT_GZIP    "the compressed kernel file is damaged or not gzip/zlib: copy it again"
 #define LDR_HINT_OPTIONS "see README, Options"
 #define LDR_HINT_MEMORY  "give the machine more memory or lower kaslr.min="
+#define LDR_HINT_FGK     "link with -ffunction-sections --emit-relocs, .text.* left out of the linker script (include/PROTOCOL.md, function-granular KASLR)"
 
 /*
  * Every error the core can return, one row each, and the only list of them:
@@ -70,6 +71,12 @@
 	X(LDR_E_RELR_BAD, LOAD_ERROR, "malformed DT_RELR table", LDR_HINT_KERNEL) \
 	X(LDR_E_LINUX_RELOCS, LOAD_ERROR, "malformed Linux relocation table", LDR_HINT_KERNEL) \
 	X(LDR_E_NOT_RELOCATABLE, LOAD_ERROR, "image cannot be relocated (no relocations)", LDR_HINT_KERNEL) \
+	X(LDR_E_FGK_NOTE, LOAD_ERROR, "malformed function-granular KASLR note", LDR_HINT_FGK) \
+	X(LDR_E_FGK_NOT_SECTIONS, LOAD_ERROR, "function-granular KASLR needs an ET_EXEC linked with --emit-relocs", LDR_HINT_FGK) \
+	X(LDR_E_FGK_NO_FUNCTIONS, LOAD_ERROR, "kernel asks for function-granular KASLR but has fewer than two function sections", LDR_HINT_FGK) \
+	X(LDR_E_FGK_LAYOUT, LOAD_ERROR, "function sections are not one run of aligned code sections in one executable segment", LDR_HINT_FGK) \
+	X(LDR_E_FGK_ROOM, LOAD_ERROR, "no room after the function sections for the padding a shuffled order may need", LDR_HINT_FGK) \
+	X(LDR_E_FGK_TABLE, LOAD_ERROR, "a table named in the function-granular KASLR note is absent or malformed", LDR_HINT_FGK) \
 	X(LDR_E_GZIP_HEADER, LOAD_ERROR, "bad gzip/zlib header", LDR_HINT_GZIP) \
 	X(LDR_E_GZIP_CORRUPT, LOAD_ERROR, "corrupt compressed data", LDR_HINT_GZIP) \
 	X(LDR_E_GZIP_CRC, LOAD_ERROR, "compressed data fails its checksum", LDR_HINT_GZIP) \

@@ -48,4 +48,34 @@ enum ldr_err reloc_apply(const struct elf_image *img, void *dest,
 			 uint64_t dest_size, uint64_t new_vbase,
 			 struct reloc_report *report);
 
+/*
+ * Sections that move on their own inside the image (function-granular
+ * KASLR, fgkaslr.h), indexed by section number; sections at or past nsec
+ * stay.  disp[i] is how far section i moved (new link address minus old);
+ * movable[i] != 0 marks the sections that may move (whether or not this
+ * layout moved them): their relocation places and symbols must lie inside
+ * them.
+ */
+struct reloc_map {
+	const int64_t *disp;
+	const uint8_t *movable;
+	uint32_t nsec;
+};
+
+/*
+ * reloc_apply() for an image whose movable sections were already copied to
+ * their new places in dest (loaded offset = link address + disp - link_vbase):
+ * every --emit-relocs field is adjusted for its place's and its symbol's
+ * section's displacement as well as for new_vbase (see src/reloc.c).  map
+ * NULL is exactly reloc_apply().
+ * Errors: as reloc_apply(); LDR_E_INVAL also when map is given for an
+ * image that is not ELF_RELOC_SECTIONS or lacks its arrays;
+ * LDR_E_RELOC_TARGET for a place outside its movable target section;
+ * LDR_E_RELOC_SYMBOL for a symbol outside its movable section;
+ * LDR_E_RELOC_RANGE for a 32-bit result that does not fit.
+ */
+enum ldr_err reloc_apply_map(const struct elf_image *img, void *dest,
+			     uint64_t dest_size, uint64_t new_vbase,
+			     const struct reloc_map *map, struct reloc_report *report);
+
 #endif

@@ -18,6 +18,11 @@ struct reloc_ctx {
 	uint8_t *dest;
 	uint64_t delta;
 	struct reloc_report *rep;
+	const struct reloc_map *map;  /* NULL: no section moves on its own */
+	/* SHT_SYMTAB_SHNDX of the symbol table last looked up (extended
+	 * section numbers); found once per symbol table, not per symbol */
+	uint32_t xndx_symtab;         /* 0: not looked up yet */
+	uint64_t xndx_off, xndx_count;
 };
 
 /* dest offset of the width-byte field at link address addr, bounds-checked. */
@@ -200,6 +205,74 @@ static void reloc_shdr(const struct elf_image *img, unsigned i, Elf64_Shdr *sh)
 	memcpy(sh, img->file + img->shoff + (uint64_t)i * sizeof(*sh), sizeof(*sh));
 }
 
+/* How far section i moved inside the image (0 without a map). */
+static int64_t reloc_disp(const struct reloc_ctx *c, uint32_t i)
+{
+	return c->map && i < c->map->nsec ? c->map->disp[i] : 0;
+}
+
+/* Whether section i is one the map lets move on its own. */
+static int reloc_movable(const struct reloc_ctx *c, uint32_t i)
+{
+	return c->map && i < c->map->nsec && c->map->movable[i];
+}
+
+/*
+ * The SHT_SYMTAB_SHNDX section that extends symbol table symtab, if any:
+ * *off and *count (entries, bounded by the file) in c, looked up once.
+ */
+static void reloc_find_xndx(struct reloc_ctx *c, uint32_t symtab)
+{
+	const struct elf_image *img = c->img;
+
+	if (c->xndx_symtab == symtab)
+		return;
+	c->xndx_symtab = symtab;
+	c->xndx_off = 0;
+	c->xndx_count = 0;
+	for (uint32_t i = 1; i < img->shnum; i++) {
+		Elf64_Shdr sh;
+
+		reloc_shdr(img, i, &sh);
+		if (sh.sh_type != SHT_SYMTAB_SHNDX || sh.sh_link != symtab)
+			continue;
+		if (ldr_in_bounds(sh.sh_offset, sh.sh_size, img->file_size)) {
+			c->xndx_off = sh.sh_offset;
+			c->xndx_count = sh.sh_size / sizeof(uint32_t);
+		}
+		return;
+	}
+}
+
+/*
+ * The section a defined symbol lives in: st_shndx, or for SHN_XINDEX its
+ * entry in the symbol table's SHT_SYMTAB_SHNDX.  Reserved indexes other
+ * than SHN_ABS and SHN_XINDEX (SHN_COMMON, processor-specific) and indexes
+ * past the section table are errors; SHN_ABS gives 0 ("does not move").
+ */
+static enum ldr_err reloc_sym_section(struct reloc_ctx *c, uint32_t symtab, uint32_t sym,
+				      const Elf64_Sym *s, uint32_t *ret_sec)
+{
+	uint32_t sec = s->st_shndx;
+
+	if (sec == SHN_ABS) {
+		*ret_sec = 0;
+		return LDR_OK;
+	}
+	if (sec == SHN_XINDEX) {
+		reloc_find_xndx(c, symtab);
+		if (sym >= c->xndx_count)
+			return LDR_E_RELOC_SYMBOL;
+		memcpy(&sec, c->img->file + c->xndx_off + (uint64_t)sym * sizeof(sec), sizeof(sec));
+	} else if (sec >= SHN_LORESERVE) {
+		return LDR_E_RELOC_SYMBOL;
+	}
+	if (sec == 0 || sec >= c->img->shnum)
+		return LDR_E_RELOC_SYMBOL;
+	*ret_sec = sec;
+	return LDR_OK;
+}
+
 /* Signed 32-bit field value + d still representable (sign- or zero-ext). */
 static int reloc_fits32(uint32_t v, int64_t d, int is_signed)
 {
@@ -217,20 +290,32 @@ static int reloc_fits32(uint32_t v, int64_t d, int is_signed)
 
 /*
  * One --emit-relocs section.  The linker has already stored S + A (or
- * S + A - P) in each field, so a field is adjusted in place:
- *   64, 32, 32S:        + delta when S moves (defined in an SHF_ALLOC section)
- *   PC32, PLT32, PC64:  - delta when S does not move (SHN_ABS, undefined
- *                       weak, symbol 0), since P moves and S stays
- * 32 and 32S are range-checked as zero- and sign-extended values.
+ * S + A - P) in each field, so a field is adjusted in place.  With
+ * dS = how far S's section moved inside the image (map) plus delta when S
+ * moves with the image (defined in an SHF_ALLOC section), and dP the same
+ * for the place (whose section always moves with the image):
+ *   64, 32, 32S:        + dS               (written when S moves)
+ *   PC32, PLT32, PC64:  + dS - dP          (written when it is not 0 or S
+ *                                           does not move: SHN_ABS,
+ *                                           undefined weak, symbol 0)
+ * 32 and 32S are range-checked as zero- and sign-extended values, PC32 and
+ * PLT32 as signed ones: a result that does not fit is refused.
+ * With a map, a place in a section that moved is found at its new offset.
+ * A place in a movable section must lie inside it, and a symbol of a
+ * movable section must lie inside it (its end included): anything else
+ * could not be said to move with it.  (Checked whether or not this draw
+ * happened to move the section, so that acceptance never depends on it.)
  */
 static enum ldr_err reloc_section(struct reloc_ctx *c, const Elf64_Shdr *rs)
 {
 	const struct elf_image *img = c->img;
-	Elf64_Shdr symtab, strtab;
+	Elf64_Shdr symtab, strtab, tgt;
 	uint64_t nsym, str_off = 0, str_size = 0;
-	int64_t sd = (int64_t)c->delta;
+	int64_t dp = reloc_disp(c, rs->sh_info);
+	int pmov = reloc_movable(c, rs->sh_info);
 
 	reloc_shdr(img, rs->sh_link, &symtab);
+	reloc_shdr(img, rs->sh_info, &tgt);
 	nsym = symtab.sh_size / sizeof(Elf64_Sym);
 	if (symtab.sh_link && symtab.sh_link < img->shnum) {
 		reloc_shdr(img, symtab.sh_link, &strtab);
@@ -247,6 +332,7 @@ static enum ldr_err reloc_section(struct reloc_ctx *c, const Elf64_Shdr *rs)
 		uint64_t place;
 		unsigned width;
 		int moves = 0;
+		uint64_t ds = 0, adj;
 		enum ldr_err err;
 
 		memcpy(&r, img->file + rs->sh_offset + o, sizeof(r));
@@ -270,44 +356,57 @@ static enum ldr_err reloc_section(struct reloc_ctx *c, const Elf64_Shdr *rs)
 		default:
 			return LDR_E_RELOC_TYPE;
 		}
-		if (!reloc_place(c, r.r_offset, width, &place))
+		if (pmov && (r.r_offset < tgt.sh_addr ||
+				!ldr_in_bounds(r.r_offset - tgt.sh_addr, width, tgt.sh_size)))
+			return LDR_E_RELOC_TARGET;
+		if (!reloc_place(c, r.r_offset + (uint64_t)dp, width, &place))
 			return LDR_E_RELOC_TARGET;
 		if (sym != 0) {
+			uint32_t sec = 0;
+
 			err = reloc_symbol(c, symtab.sh_offset, nsym, str_off, str_size, sym, &s);
+			if (err == LDR_OK && s.st_shndx != SHN_UNDEF)
+				err = reloc_sym_section(c, rs->sh_link, sym, &s, &sec);
 			if (err != LDR_OK)
 				return err;
-			if (s.st_shndx != SHN_UNDEF && s.st_shndx != SHN_ABS) {
+			if (sec != 0) {
 				Elf64_Shdr home;
 
-				if (s.st_shndx >= img->shnum)
-					return LDR_E_RELOC_SYMBOL;
-				reloc_shdr(img, s.st_shndx, &home);
+				reloc_shdr(img, sec, &home);
 				moves = (home.sh_flags & SHF_ALLOC) != 0;
+				ds = (uint64_t)reloc_disp(c, sec);
+				if (reloc_movable(c, sec) && (s.st_value < home.sh_addr ||
+							      s.st_value - home.sh_addr > home.sh_size))
+					return LDR_E_RELOC_SYMBOL;
 			}
 		}
+		/* mod 2^64; read as signed (two's complement) for range checks */
+		if (moves)
+			ds += c->delta;
+		adj = ds - ((uint64_t)dp + c->delta);
 		switch (type) {
 		case R_X86_64_64:
 			if (moves)
-				reloc_put64(c, place, reloc_get64(c, place) + c->delta);
+				reloc_put64(c, place, reloc_get64(c, place) + ds);
 			break;
 		case R_X86_64_PC64:
-			if (!moves)
-				reloc_put64(c, place, reloc_get64(c, place) - c->delta);
+			if (!moves || adj != 0)
+				reloc_put64(c, place, reloc_get64(c, place) + adj);
 			break;
 		case R_X86_64_32:
 		case R_X86_64_32S:
 			if (!moves)
 				break;
-			if (!reloc_fits32(reloc_get32(c, place), sd, type == R_X86_64_32S))
+			if (!reloc_fits32(reloc_get32(c, place), (int64_t)ds, type == R_X86_64_32S))
 				return LDR_E_RELOC_RANGE;
-			reloc_put32(c, place, reloc_get32(c, place) + (uint32_t)c->delta);
+			reloc_put32(c, place, reloc_get32(c, place) + (uint32_t)ds);
 			break;
 		default: /* PC32, PLT32 */
-			if (moves)
+			if (moves && adj == 0)
 				break;
-			if (sd == INT64_MIN || !reloc_fits32(reloc_get32(c, place), -sd, 1))
+			if (!reloc_fits32(reloc_get32(c, place), (int64_t)adj, 1))
 				return LDR_E_RELOC_RANGE;
-			reloc_put32(c, place, reloc_get32(c, place) - (uint32_t)c->delta);
+			reloc_put32(c, place, reloc_get32(c, place) + (uint32_t)adj);
 			break;
 		}
 	}
@@ -347,6 +446,17 @@ enum ldr_err reloc_apply(const struct elf_image *img, void *dest,
 			 uint64_t dest_size, uint64_t new_vbase,
 			 struct reloc_report *report)
 {
+	return reloc_apply_map(img, dest, dest_size, new_vbase, NULL, report);
+}
+
+/*
+ * reloc_apply() with sections that moved on their own inside the image
+ * (map, --emit-relocs images only); map NULL is reloc_apply().
+ */
+enum ldr_err reloc_apply_map(const struct elf_image *img, void *dest,
+			     uint64_t dest_size, uint64_t new_vbase,
+			     const struct reloc_map *map, struct reloc_report *report)
+{
 	struct reloc_report scratch;
 	struct reloc_ctx c;
 	enum ldr_err err = LDR_OK;
@@ -356,11 +466,16 @@ enum ldr_err reloc_apply(const struct elf_image *img, void *dest,
 	memset(report, 0, sizeof(*report));
 	if (!img || !dest || dest_size < img->load_size)
 		return LDR_E_INVAL;
+	if (map && (img->reloc_kind != ELF_RELOC_SECTIONS ||
+		    (map->nsec && (!map->disp || !map->movable))))
+		return LDR_E_INVAL;
 	report->source = img->reloc_kind;
+	memset(&c, 0, sizeof(c));
 	c.img = img;
 	c.dest = dest;
 	c.delta = new_vbase - img->link_vbase;
 	c.rep = report;
+	c.map = map;
 
 	switch (img->reloc_kind) {
 	case ELF_RELOC_NONE:

@@ -1,0 +1,704 @@
+/*
+ * fgkaslr.c - function-granular KASLR (see fgkaslr.h): finding the function
+ * sections of an --emit-relocs kernel and checking everything about them
+ * before anything is drawn, the shuffle and its layout, the byte copy, the
+ * re-sort of the kernel's sorted tables, and the entropy report.
+ * Relocation itself is reloc_apply_map() (reloc.c) with a displacement per
+ * section.  Section headers and names are untrusted bytes: every field is
+ * read with memcpy and checked before use; all memory comes from the
+ * caller's allocator.
+ */
+#include <elf.h>
+#include <string.h>
+
+#include "fgkaslr.h"
+
+#define FGK_TEXT_PREFIX ".text."
+
+struct fgk_sec {
+	uint64_t addr, size, align;
+	uint64_t file_off;      /* where its bytes are in the file */
+	uint32_t idx;           /* section number */
+};
+
+/* One allocation to give back. */
+struct fgk_mem {
+	void *p;
+	uint64_t size;
+};
+
+#define FGK_MAX_MEM 8
+
+struct fgk_ctx {
+	const struct elf_image *img;
+	const struct kaslr_fgk_request *req;
+	const struct fgk_alloc *a;
+	struct fgk_report *rep;
+	uint64_t str_off, str_size;        /* section names */
+	struct fgk_sec *sec;               /* function sections, by address */
+	uint32_t n;
+	unsigned seg;                      /* their executable PT_LOAD */
+	uint64_t lo, hi, limit;            /* run [lo, hi), room up to limit */
+	uint64_t tab_addr[KASLR_FGK_MAX_TABLES], tab_size[KASLR_FGK_MAX_TABLES];
+	struct fgk_mem mem[FGK_MAX_MEM];
+	unsigned nmem;
+};
+
+/* ------------------------------------------------------------- memory */
+
+static void *fgk_alloc(struct fgk_ctx *c, uint64_t size)
+{
+	void *p;
+
+	if (c->nmem == FGK_MAX_MEM)
+		return NULL;
+	p = c->a->alloc(c->a->ctx, size ? size : 1);
+	if (!p)
+		return NULL;
+	c->mem[c->nmem].p = p;
+	c->mem[c->nmem].size = size ? size : 1;
+	c->nmem++;
+	return p;
+}
+
+/* Give back the last allocation (tables are sorted one after the other). */
+static void fgk_free_last(struct fgk_ctx *c)
+{
+	c->nmem--;
+	c->a->free(c->a->ctx, c->mem[c->nmem].p, c->mem[c->nmem].size);
+}
+
+static void fgk_free_all(struct fgk_ctx *c)
+{
+	while (c->nmem)
+		fgk_free_last(c);
+}
+
+/* count elements of size each, or NULL when the product would not fit */
+static void *fgk_alloc_array(struct fgk_ctx *c, uint64_t count, uint64_t size)
+{
+	if (count > UINT64_MAX / size)
+		return NULL;
+	return fgk_alloc(c, count * size);
+}
+
+/* ------------------------------------------------------------ sorting */
+
+/* (key, idx) pairs compared lexicographically: a total order, so the
+ * result is the stable order whatever the algorithm. */
+static int fgk_less(const uint64_t *key, const uint32_t *idx, uint64_t i, uint64_t j)
+{
+	return key[i] < key[j] || (key[i] == key[j] && idx[i] < idx[j]);
+}
+
+static void fgk_swap(uint64_t *key, uint32_t *idx, uint64_t i, uint64_t j)
+{
+	uint64_t k = key[i];
+	uint32_t x = idx[i];
+
+	key[i] = key[j];
+	key[j] = k;
+	idx[i] = idx[j];
+	idx[j] = x;
+}
+
+static void fgk_sift(uint64_t *key, uint32_t *idx, uint64_t root, uint64_t n)
+{
+	for (;;) {
+		uint64_t child = 2 * root + 1, top = root;
+
+		if (child < n && fgk_less(key, idx, top, child))
+			top = child;
+		if (child + 1 < n && fgk_less(key, idx, top, child + 1))
+			top = child + 1;
+		if (top == root)
+			return;
+		fgk_swap(key, idx, root, top);
+		root = top;
+	}
+}
+
+/* Heapsort of n pairs: O(n log n) whatever the input, no extra memory. */
+static void fgk_sort(uint64_t *key, uint32_t *idx, uint64_t n)
+{
+	for (uint64_t i = n / 2; i-- > 0;)
+		fgk_sift(key, idx, i, n);
+	for (uint64_t end = n; end > 1; end--) {
+		fgk_swap(key, idx, 0, end - 1);
+		fgk_sift(key, idx, 0, end - 1);
+	}
+}
+
+/* ------------------------------------------------------------ entropy */
+
+/* log2(x) for x >= 1 in fixed point, 32 fractional bits, rounded down
+ * (bit by bit: square the mantissa, a carry past 2 is the next bit). */
+static uint64_t fgk_log2_fix32(uint64_t x)
+{
+	unsigned e = 63 - (unsigned)__builtin_clzll(x);
+	uint64_t m = e < 63 ? x << (62 - e) : x >> 1;   /* [1, 2) as Q2.62 */
+	uint64_t r = (uint64_t)e << 32;
+
+	for (unsigned bit = 32; bit-- > 0;) {
+		m = (uint64_t)(((unsigned __int128)m * m) >> 62);
+		if (m >> 63) {
+			r |= 1ULL << bit;
+			m >>= 1;
+		}
+	}
+	return r;
+}
+
+uint64_t fgk_log2_factorial_milli(uint64_t n)
+{
+	unsigned __int128 acc = 0;
+	uint64_t prod = 1;
+
+	/* one logarithm per product of consecutive factors below 2^64 */
+	for (uint64_t k = 2; k <= n; k++) {
+		if (prod > UINT64_MAX / k) {
+			acc += fgk_log2_fix32(prod);
+			prod = 1;
+		}
+		prod *= k;
+	}
+	acc += fgk_log2_fix32(prod);
+	return (uint64_t)((acc * 1000) >> 32);
+}
+
+/* ----------------------------------------------------------- sections */
+
+static void fgk_shdr(const struct elf_image *img, uint32_t i, Elf64_Shdr *sh)
+{
+	memcpy(sh, img->file + img->shoff + (uint64_t)i * sizeof(*sh), sizeof(*sh));
+}
+
+/* Section name sh_name as a NUL-terminated string inside the names table,
+ * or NULL. */
+static const char *fgk_name(const struct fgk_ctx *c, uint32_t sh_name)
+{
+	const char *s = (const char *)c->img->file + c->str_off;
+
+	for (uint64_t i = sh_name; i < c->str_size; i++)
+		if (s[i] == 0)
+			return s + sh_name;
+	return NULL;
+}
+
+static int fgk_has_prefix(const char *s, const char *prefix)
+{
+	while (*prefix)
+		if (*s++ != *prefix++)
+			return 0;
+	return 1;
+}
+
+/* Whether section sh is one of the function sections that move. */
+static int fgk_is_function(const struct fgk_ctx *c, const Elf64_Shdr *sh)
+{
+	const char *name;
+
+	if (sh->sh_type != SHT_PROGBITS || sh->sh_size == 0 ||
+	    (sh->sh_flags & (SHF_ALLOC | SHF_EXECINSTR | SHF_WRITE)) != (SHF_ALLOC | SHF_EXECINSTR))
+		return 0;
+	name = fgk_name(c, sh->sh_name);
+	return name && fgk_has_prefix(name, FGK_TEXT_PREFIX) && name[sizeof(FGK_TEXT_PREFIX) - 1];
+}
+
+/* The section names table (e_shstrndx, or section 0's sh_link when
+ * e_shstrndx is SHN_XINDEX); 0 when it is unusable. */
+static int fgk_find_names(struct fgk_ctx *c)
+{
+	const struct elf_image *img = c->img;
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh;
+	uint32_t i;
+
+	memcpy(&eh, img->file, sizeof(eh));
+	i = eh.e_shstrndx;
+	if (i == SHN_XINDEX) {
+		fgk_shdr(img, 0, &sh);
+		i = sh.sh_link;
+	}
+	if (i == 0 || i >= img->shnum)
+		return 0;
+	fgk_shdr(img, i, &sh);
+	if (sh.sh_type != SHT_STRTAB || !ldr_in_bounds(sh.sh_offset, sh.sh_size, img->file_size))
+		return 0;
+	c->str_off = sh.sh_offset;
+	c->str_size = sh.sh_size;
+	return 1;
+}
+
+/* The PT_LOAD whose file bytes hold [addr, addr + size), or -1. */
+static int fgk_file_seg(const struct elf_image *img, uint64_t addr, uint64_t size)
+{
+	for (unsigned s = 0; s < img->nseg; s++) {
+		const struct elf_segment *g = &img->seg[s];
+
+		if (addr >= g->vaddr && ldr_in_bounds(addr - g->vaddr, size, g->filesz))
+			return (int)s;
+	}
+	return -1;
+}
+
+/* One function section: checked and recorded as c->sec[k]. */
+static enum ldr_err fgk_add_function(struct fgk_ctx *c, uint32_t k, uint32_t i,
+				     const Elf64_Shdr *sh)
+{
+	const struct elf_image *img = c->img;
+	uint64_t align = sh->sh_addralign ? sh->sh_addralign : 1;
+	int s;
+
+	if (align & (align - 1) || align > FGK_MAX_ALIGN || sh->sh_addr % align)
+		return LDR_E_FGK_LAYOUT;
+	s = fgk_file_seg(img, sh->sh_addr, sh->sh_size);
+	if (s < 0 || (img->seg[s].flags & (PF_X | PF_W)) != PF_X)
+		return LDR_E_FGK_LAYOUT;
+	if (k == 0)
+		c->seg = (unsigned)s;
+	else if ((unsigned)s != c->seg)
+		return LDR_E_FGK_LAYOUT;
+	c->sec[k].addr = sh->sh_addr;
+	c->sec[k].size = sh->sh_size;
+	c->sec[k].align = align;
+	c->sec[k].file_off = img->seg[s].offset + (sh->sh_addr - img->seg[s].vaddr);
+	c->sec[k].idx = i;
+	return LDR_OK;
+}
+
+/* Collect the function sections, sorted by address, without overlaps. */
+static enum ldr_err fgk_functions(struct fgk_ctx *c)
+{
+	const struct elf_image *img = c->img;
+	struct fgk_sec *sorted;
+	uint64_t *key;
+	uint32_t *idx, n = 0, k = 0;
+	enum ldr_err err;
+
+	for (uint32_t i = 1; i < img->shnum; i++) {
+		Elf64_Shdr sh;
+
+		fgk_shdr(img, i, &sh);
+		n += (uint32_t)fgk_is_function(c, &sh);
+	}
+	c->rep->functions = n;
+	if (n < 2)
+		return LDR_E_FGK_NO_FUNCTIONS;
+	c->sec = fgk_alloc_array(c, n, sizeof(*c->sec));
+	sorted = fgk_alloc_array(c, n, sizeof(*sorted));
+	key = fgk_alloc_array(c, n, sizeof(*key));
+	idx = fgk_alloc_array(c, n, sizeof(*idx));
+	if (!c->sec || !sorted || !key || !idx)
+		return LDR_E_NOMEM;
+	for (uint32_t i = 1; i < img->shnum; i++) {
+		Elf64_Shdr sh;
+
+		fgk_shdr(img, i, &sh);
+		if (!fgk_is_function(c, &sh))
+			continue;
+		err = fgk_add_function(c, k, i, &sh);
+		if (err != LDR_OK)
+			return err;
+		key[k] = sh.sh_addr;
+		idx[k] = k;
+		k++;
+	}
+	fgk_sort(key, idx, n);
+	for (uint32_t j = 0; j < n; j++)
+		sorted[j] = c->sec[idx[j]];
+	memcpy(c->sec, sorted, (size_t)n * sizeof(*sorted));
+	/* the scratch arrays were the last three allocations */
+	fgk_free_last(c);
+	fgk_free_last(c);
+	fgk_free_last(c);
+	for (uint32_t j = 1; j < n; j++)
+		if (c->sec[j].addr - c->sec[j - 1].addr < c->sec[j - 1].size)
+			return LDR_E_FGK_LAYOUT;
+	c->lo = c->sec[0].addr;
+	c->hi = c->sec[n - 1].addr + c->sec[n - 1].size;
+	return LDR_OK;
+}
+
+/* [a, a + an) and [b, b + bn) share a byte; no sums, so no wrap. */
+static int fgk_overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
+{
+	return (a >= b && a - b < bn) || (b >= a && b - a < an);
+}
+
+/*
+ * Nothing else allocated inside [lo, hi); the room ends at the first
+ * section with contents at or after hi, the next segment, or the end of
+ * the executable segment's last page (mapped with its permissions),
+ * whichever comes first.  SHT_NOBITS sections in the room are reserve the
+ * kernel left for the shuffle (no contents, nothing can write them in an
+ * executable segment).
+ */
+static enum ldr_err fgk_room(struct fgk_ctx *c)
+{
+	const struct elf_image *img = c->img;
+	const struct elf_segment *g = &img->seg[c->seg];
+
+	c->limit = ldr_align_up(g->vaddr + g->memsz, PAGE_SIZE);
+	for (unsigned s = 0; s < img->nseg; s++)
+		if (s != c->seg && img->seg[s].vaddr >= c->hi && img->seg[s].vaddr < c->limit)
+			c->limit = img->seg[s].vaddr;
+	for (uint32_t i = 1; i < img->shnum; i++) {
+		Elf64_Shdr sh;
+
+		fgk_shdr(img, i, &sh);
+		if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0 || fgk_is_function(c, &sh))
+			continue;
+		/* TLS templates have addresses that overlay other sections */
+		if ((sh.sh_flags & SHF_TLS) && sh.sh_type == SHT_NOBITS)
+			continue;
+		if (fgk_overlap(sh.sh_addr, sh.sh_size, c->lo, c->hi - c->lo))
+			return LDR_E_FGK_LAYOUT;
+		if (sh.sh_type != SHT_NOBITS && sh.sh_addr >= c->hi && sh.sh_addr < c->limit)
+			c->limit = sh.sh_addr;
+	}
+	return LDR_OK;
+}
+
+/*
+ * The most any order can need, so that acceptance never depends on the
+ * draw.  Laid out one after the other, each at its own alignment a_i,
+ * section i starts at most a_i - 1 bytes after the previous end:
+ *   B1 = sum(size_i + a_i - 1).
+ * And with A the largest alignment, starting every section at a multiple
+ * of A never starts one earlier than the real layout does (by induction:
+ * the real cursor stays at or below a multiple of A), so also
+ *   B2 = (align_up(lo, A) - lo) + sum(align_up(size_i, A)).
+ * Functions of equal alignment (what compilers emit) make B2 exceed the
+ * linked span by less than A; B1 is the better bound for a few large
+ * alignments among small ones.  Sums stay far below 2^64: the sizes lie
+ * inside one segment and n * FGK_MAX_ALIGN < 2^53.
+ */
+static uint64_t fgk_room_need(const struct fgk_ctx *c)
+{
+	uint64_t b1 = 0, b2, big = 1;
+
+	for (uint32_t i = 0; i < c->n; i++) {
+		b1 += c->sec[i].size + c->sec[i].align - 1;
+		if (c->sec[i].align > big)
+			big = c->sec[i].align;
+	}
+	b2 = ldr_align_up(c->lo, big) - c->lo;
+	for (uint32_t i = 0; i < c->n; i++)
+		b2 += ldr_align_up(c->sec[i].size, big);
+	return b1 < b2 ? b1 : b2;
+}
+
+/* Each table of the note: one allocated section of that name with file
+ * contents, a whole number of entries, clear of the function room. */
+static enum ldr_err fgk_tables(struct fgk_ctx *c)
+{
+	const struct elf_image *img = c->img;
+
+	for (uint32_t t = 0; t < c->req->ntables; t++) {
+		const struct kaslr_fgk_table *tb = &c->req->table[t];
+		Elf64_Shdr found = { 0 };
+		unsigned hits = 0;
+
+		c->rep->bad_table = (int32_t)t;
+		for (uint32_t i = 1; i < img->shnum; i++) {
+			Elf64_Shdr sh;
+			const char *name;
+
+			fgk_shdr(img, i, &sh);
+			name = fgk_name(c, sh.sh_name);
+			if (name && strcmp(name, tb->name) == 0) {
+				found = sh;
+				hits++;
+			}
+		}
+		if (hits != 1 || !(found.sh_flags & SHF_ALLOC) || found.sh_type == SHT_NOBITS ||
+		    found.sh_size % tb->entsize || found.sh_size / tb->entsize > UINT32_MAX ||
+		    fgk_file_seg(img, found.sh_addr, found.sh_size) < 0 ||
+		    fgk_overlap(found.sh_addr, found.sh_size, c->lo, c->limit - c->lo))
+			return LDR_E_FGK_TABLE;
+		c->tab_addr[t] = found.sh_addr;
+		c->tab_size[t] = found.sh_size;
+		c->rep->table_entries += found.sh_size / tb->entsize;
+	}
+	c->rep->bad_table = -1;
+	return LDR_OK;
+}
+
+/* Everything fgk_check() promises; leaves c->sec allocated. */
+static enum ldr_err fgk_scan(struct fgk_ctx *c)
+{
+	const struct elf_image *img = c->img;
+	enum ldr_err err;
+
+	if (img->type != ET_EXEC || img->reloc_kind != ELF_RELOC_SECTIONS ||
+	    img->layout != ELF_LAYOUT_VADDR || img->shoff == 0)
+		return LDR_E_FGK_NOT_SECTIONS;
+	if (!fgk_find_names(c))
+		return LDR_E_FGK_NO_FUNCTIONS;
+	err = fgk_functions(c);
+	if (err != LDR_OK)
+		return err;
+	c->n = c->rep->functions;
+	c->rep->region_start = c->lo;
+	c->rep->region_size = c->hi - c->lo;
+	err = fgk_room(c);
+	if (err != LDR_OK)
+		return err;
+	c->rep->room_need = fgk_room_need(c);
+	c->rep->room_have = c->limit - c->lo;
+	if (c->rep->room_need > c->rep->room_have)
+		return LDR_E_FGK_ROOM;
+	err = fgk_tables(c);
+	if (err != LDR_OK)
+		return err;
+	c->rep->perm_millibits = fgk_log2_factorial_milli(c->n);
+	c->rep->entropy_millibits = c->rep->perm_millibits < 1000ULL * FGK_SEED_BITS ?
+				    c->rep->perm_millibits : 1000ULL * FGK_SEED_BITS;
+	return LDR_OK;
+}
+
+static enum ldr_err fgk_start(struct fgk_ctx *c, const struct elf_image *img,
+			      const struct kaslr_fgk_request *req, const struct fgk_alloc *a,
+			      struct fgk_report *rep)
+{
+	memset(c, 0, sizeof(*c));
+	if (!rep)
+		return LDR_E_INVAL;
+	memset(rep, 0, sizeof(*rep));
+	rep->bad_table = -1;
+	if (!img || !req || !a || !a->alloc || !a->free || req->ntables > KASLR_FGK_MAX_TABLES)
+		return LDR_E_INVAL;
+	for (uint32_t t = 0; t < req->ntables; t++)
+		if (!elf_note_fgk_table_ok(&req->table[t]))
+			return LDR_E_INVAL;
+	c->img = img;
+	c->req = req;
+	c->a = a;
+	c->rep = rep;
+	rep->entry_off = img->entry_off;
+	return LDR_OK;
+}
+
+enum ldr_err fgk_check(const struct elf_image *img, const struct kaslr_fgk_request *req,
+		       const struct fgk_alloc *a, struct fgk_report *rep)
+{
+	struct fgk_ctx c;
+	enum ldr_err err;
+
+	err = fgk_start(&c, img, req, a, rep);
+	if (err == LDR_OK)
+		err = fgk_scan(&c);
+	fgk_free_all(&c);
+	return err;
+}
+
+/* ------------------------------------------------------------- layout */
+
+/*
+ * Fisher-Yates over order[0..n): for i = n-1 down to 1, swap order[i] with
+ * order[j], j drawn uniformly in [0, i].  Every permutation comes from
+ * exactly one sequence of draws, so the order is as uniform as draw is.
+ */
+static enum ldr_err fgk_shuffle(uint32_t *order, uint32_t n, fgk_draw_fn draw, void *dctx)
+{
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	for (uint32_t i = n - 1; i > 0; i--) {
+		uint64_t j;
+		uint32_t t;
+		enum ldr_err err = draw(dctx, (uint64_t)i + 1, &j);
+
+		if (err != LDR_OK)
+			return err;
+		if (j > i)
+			return LDR_E_INVAL;
+		t = order[i];
+		order[i] = order[j];
+		order[j] = t;
+	}
+	return LDR_OK;
+}
+
+/*
+ * Lay the sections out in the drawn order from lo, each at its own
+ * alignment; fill disp/movable for reloc_apply_map(); copy their bytes
+ * from the file, padding filled with FGK_PAD_BYTE.
+ */
+static enum ldr_err fgk_layout(struct fgk_ctx *c, const uint32_t *order, uint8_t *dest,
+			       int64_t *disp, uint8_t *movable)
+{
+	const struct elf_image *img = c->img;
+	uint64_t cur = c->lo, end;
+
+	for (uint32_t k = 0; k < c->n; k++) {
+		const struct fgk_sec *s = &c->sec[order[k]];
+		uint64_t at = ldr_align_up(cur, s->align);
+
+		disp[s->idx] = (int64_t)(at - s->addr);
+		movable[s->idx] = 1;
+		c->rep->moved += at != s->addr;
+		cur = at + s->size;
+	}
+	/* cannot happen after fgk_room_need(); checked, not assumed */
+	if (cur - c->lo > c->limit - c->lo)
+		return LDR_E_FGK_ROOM;
+	end = cur > c->hi ? cur : c->hi;
+	memset(dest + (c->lo - img->link_vbase), FGK_PAD_BYTE, (size_t)(end - c->lo));
+	for (uint32_t k = 0; k < c->n; k++) {
+		const struct fgk_sec *s = &c->sec[k];
+
+		memcpy(dest + (s->addr + (uint64_t)disp[s->idx] - img->link_vbase),
+		       img->file + s->file_off, (size_t)s->size);
+	}
+	return LDR_OK;
+}
+
+/* The entry point's loaded offset after the shuffle. */
+static uint64_t fgk_entry(const struct fgk_ctx *c, const int64_t *disp)
+{
+	uint64_t e = c->img->entry;
+	uint32_t lo = 0, hi = c->n;
+
+	/* the last function section starting at or below e */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (c->sec[mid].addr <= e)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (e >= c->sec[lo].addr && e - c->sec[lo].addr < c->sec[lo].size)
+		return c->img->entry_off + (uint64_t)disp[c->sec[lo].idx];
+	return c->img->entry_off;
+}
+
+/* ------------------------------------------------------------- tables */
+
+static uint32_t fgk_rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * Re-sort one table in dest by the run-time code address of each entry's
+ * key (relocation already done), stably; then, for every entry that moved
+ * by d bytes, each PC-relative word of rel_mask is lowered by d, so that
+ * it still points where it pointed.
+ */
+static enum ldr_err fgk_sort_table(struct fgk_ctx *c, uint32_t t, uint8_t *dest,
+				   uint64_t new_vbase)
+{
+	const struct kaslr_fgk_table *tb = &c->req->table[t];
+	uint64_t off = c->tab_addr[t] - c->img->link_vbase, size = c->tab_size[t];
+	uint64_t es = tb->entsize, n = size / es;
+	uint8_t *base = dest + off, *copy;
+	uint64_t *key;
+	uint32_t *idx;
+	enum ldr_err err = LDR_OK;
+
+	key = fgk_alloc_array(c, n, sizeof(*key));
+	idx = fgk_alloc_array(c, n, sizeof(*idx));
+	copy = fgk_alloc(c, size);
+	if (!key || !idx || !copy)
+		return LDR_E_NOMEM;
+	for (uint64_t i = 0; i < n; i++) {
+		const uint8_t *f = base + i * es + tb->key_off;
+
+		if (tb->key_kind == KASLR_FGK_KEY_ABS64) {
+			memcpy(&key[i], f, sizeof(key[i]));
+		} else {
+			uint64_t at = new_vbase + off + i * es + tb->key_off;
+
+			key[i] = at + (uint64_t)(int64_t)(int32_t)fgk_rd32(f);
+		}
+		idx[i] = (uint32_t)i;
+	}
+	fgk_sort(key, idx, n);
+	memcpy(copy, base, (size_t)size);
+	for (uint64_t k = 0; k < n && err == LDR_OK; k++) {
+		uint8_t *e = base + k * es;
+		/* |k - idx| * es < size < 2^63 */
+		int64_t d = ((int64_t)k - (int64_t)idx[k]) * (int64_t)es;
+
+		memcpy(e, copy + idx[k] * es, (size_t)es);
+		for (unsigned w = 0; d != 0 && w < 32; w++) {
+			int64_t v;
+			uint32_t u;
+
+			if (!(tb->rel_mask >> w & 1))
+				continue;
+			v = (int64_t)(int32_t)fgk_rd32(e + 4 * w) - d;
+			if (v < INT32_MIN || v > INT32_MAX) {
+				err = LDR_E_RELOC_RANGE;
+				break;
+			}
+			u = (uint32_t)(int32_t)v;
+			memcpy(e + 4 * w, &u, sizeof(u));
+		}
+	}
+	fgk_free_last(c);
+	fgk_free_last(c);
+	fgk_free_last(c);
+	if (err != LDR_OK)
+		c->rep->bad_table = (int32_t)t;
+	return err;
+}
+
+enum ldr_err fgk_apply(const struct elf_image *img, const struct kaslr_fgk_request *req,
+		       void *dest, uint64_t dest_size, uint64_t new_vbase,
+		       fgk_draw_fn draw, void *dctx, const struct fgk_alloc *a,
+		       struct fgk_report *rep)
+{
+	struct fgk_ctx c;
+	struct reloc_map map;
+	uint32_t *order;
+	int64_t *disp;
+	uint8_t *movable;
+	enum ldr_err err;
+
+	err = fgk_start(&c, img, req, a, rep);
+	if (err != LDR_OK)
+		goto out;
+	if (!dest || !draw || dest_size < img->load_size) {
+		err = LDR_E_INVAL;
+		goto out;
+	}
+	err = fgk_scan(&c);
+	if (err != LDR_OK)
+		goto out;
+	order = fgk_alloc_array(&c, c.n, sizeof(*order));
+	disp = fgk_alloc_array(&c, img->shnum, sizeof(*disp));
+	movable = fgk_alloc(&c, img->shnum);
+	if (!order || !disp || !movable) {
+		err = LDR_E_NOMEM;
+		goto out;
+	}
+	memset(disp, 0, (size_t)img->shnum * sizeof(*disp));
+	memset(movable, 0, img->shnum);
+	err = fgk_shuffle(order, c.n, draw, dctx);
+	if (err != LDR_OK)
+		goto out;
+	err = fgk_layout(&c, order, dest, disp, movable);
+	if (err != LDR_OK)
+		goto out;
+	map.disp = disp;
+	map.movable = movable;
+	map.nsec = img->shnum;
+	err = reloc_apply_map(img, dest, dest_size, new_vbase, &map, &rep->reloc);
+	if (err != LDR_OK)
+		goto out;
+	for (uint32_t t = 0; t < req->ntables && err == LDR_OK; t++) {
+		err = fgk_sort_table(&c, t, dest, new_vbase);
+		rep->tables += err == LDR_OK;
+	}
+	if (err == LDR_OK)
+		rep->entry_off = fgk_entry(&c, disp);
+out:
+	fgk_free_all(&c);
+	return err;
+}
