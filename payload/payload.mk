@@ -9,6 +9,8 @@
 #                    -mcmodel=kernel
 #   *.elf.gz         gzip -9 -n copies of all three
 #   kernel-pie.elf.zlib, kernel-high.elf.zlib   zlib (RFC 1950) copies
+#   kernel-fgk.elf   kernel-high.elf plus 1200 generated functions, one
+#                    section each: function-granular KASLR (payload/fgk.mk)
 
 PAYLOAD_DIR  := $(BUILD)/payload
 PAYLOAD_VARIANTS := pie exec high
@@ -85,5 +87,7 @@ $(PAYLOAD_DIR)/mkzlib: payload/mkzlib.c
 $(PAYLOAD_DIR)/%.elf.zlib: $(PAYLOAD_DIR)/%.elf $(PAYLOAD_DIR)/mkzlib
 	$(PAYLOAD_DIR)/mkzlib $< $@.tmp
 	mv $@.tmp $@
+
+include payload/fgk.mk
 
 payloads: $(PAYLOADS)

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 S=${1:-60}
 B=${BUILD:-build}
 F=$B/fuzz
-TARGETS=${FUZZ_TARGETS:-"elf inflate e820 options"}
+TARGETS=${FUZZ_TARGETS:-"elf inflate e820 options fgkaslr"}
 mkdir -p "$F"
 # one run at a time per build directory (corpora, logs and seeds are shared)
 exec 9>"$F/.lock"
@@ -27,6 +27,7 @@ max_len() {
 	inflate) echo 8192 ;;
 	e820) echo 16384 ;;
 	options) echo 40000 ;; # past OPT_TEXT_MAX in UCS-2
+	fgkaslr) echo 8192 ;;  # recipes; whole ELF files go to fuzz_elf
 	esac
 }
 

@@ -16,6 +16,9 @@
  *                .rela.*, .note.kaslr, .shstrtab, section headers
  *                (extended numbering past 0xff00 sections)
  *
+ * fb_oracle() says what a shuffle must have produced, from the builder's
+ * record and the draws, computed independently of src/fgkaslr.c.
+ *
  * Tables: .fgk_abs entries are { u64 function address (R_X86_64_64),
  * u64 id }; .fgk_rel entries are { s32 function - field (PC32),
  * s32 &fb_anchor[id] - field (PC32), u32 id, u32 0 }.
@@ -597,6 +600,194 @@ static inline void fb_finish(struct fb *b)
 	free(sh);
 	free(sym);
 	free(xndx);
+}
+
+/* ------------------------------------------------------------- oracle */
+
+/*
+ * New link addresses of the functions after draws[0..n-1) (draw i picked
+ * j for position n-1-i): Fisher-Yates replayed, then the functions laid
+ * out one after the other at their alignments from the first one's
+ * address.
+ */
+static inline void fb_oracle_layout(const struct fb *b, const uint64_t *draws, uint64_t *newaddr)
+{
+	uint32_t n = b->nfunc, *order = malloc(n * sizeof(*order));
+	uint64_t cur = b->area[FB_A_FUNC0].addr;
+
+	if (!order)
+		abort();
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	for (uint32_t i = n - 1, d = 0; i > 0; i--, d++) {
+		uint32_t t = order[i];
+
+		order[i] = order[draws[d]];
+		order[draws[d]] = t;
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		const struct fb_area *f = &b->area[FB_A_FUNC0 + order[k]];
+
+		cur = fb_align_up(cur, f->align);
+		newaddr[order[k]] = cur;
+		cur += f->size;
+	}
+	free(order);
+}
+
+/* where area a is after the shuffle (functions move, the rest stays) */
+static inline uint64_t fb_oracle_area(const struct fb *b, const uint64_t *newaddr, int64_t a)
+{
+	return a >= FB_A_FUNC0 ? newaddr[a - FB_A_FUNC0] : b->area[a].addr;
+}
+
+/* S + A (- P), S and P where the shuffle and new_vbase put them */
+static inline uint64_t fb_oracle_value(const struct fb *b, const uint64_t *newaddr,
+				       uint64_t delta, uint32_t area, const struct fb_rel *r)
+{
+	int64_t sa = fb_sym_area(b, r->sym);
+	uint64_t S = fb_sym_value(b, r->sym), v;
+
+	if (sa >= 0)
+		S = S - b->area[sa].addr + fb_oracle_area(b, newaddr, sa) + delta;
+	v = S + (uint64_t)r->addend;
+	if (fb_is_pc(r->type))
+		v -= fb_oracle_area(b, newaddr, area) + r->off + delta;
+	return fb_width(r->type) == 8 ? v : (uint32_t)v;
+}
+
+struct fb_tab_ent {
+	uint64_t key;
+	uint32_t pos;
+};
+
+static inline int fb_tab_cmp(const void *x, const void *y)
+{
+	const struct fb_tab_ent *a = x, *b = y;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static inline uint64_t fb_rd(const uint8_t *p, unsigned w)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, w);
+	return v;
+}
+
+/*
+ * Every byte a shuffle of b is responsible for, in the loaded image dest
+ * (offset 0 = FB_V): function bytes at their new places, padding, every
+ * relocated field, both tables sorted by run-time function address with
+ * their relative words recomputed, the entry's new offset.  Returns the
+ * number of mismatches; msg describes the first.
+ */
+static inline unsigned fb_oracle(const struct fb *b, const uint8_t *d, const uint64_t *draws,
+				 uint64_t new_vbase, uint64_t entry_off, char *msg, size_t msglen)
+{
+	uint64_t delta = new_vbase - FB_V, *newaddr = calloc(b->nfunc, sizeof(uint64_t));
+	uint64_t lo = b->area[FB_A_FUNC0].addr, end = lo;
+	unsigned bad = 0;
+	uint8_t *cover;
+
+	if (!newaddr)
+		abort();
+	snprintf(msg, msglen, "none");
+#define FB_BAD(...) do { if (bad++ == 0) snprintf(msg, msglen, __VA_ARGS__); } while (0)
+	fb_oracle_layout(b, draws, newaddr);
+	for (uint32_t k = 0; k < b->nfunc; k++) {
+		const struct fb_area *f = &b->area[FB_A_FUNC0 + k];
+
+		if (newaddr[k] + f->size > end)
+			end = newaddr[k] + f->size;
+	}
+	if (end > fb_align_up(b->text_end + b->reserve, 0x1000))
+		FB_BAD("layout ends past the room");
+	/* which bytes relocations own; the rest must be the function's own */
+	cover = calloc(1, end - FB_V);
+	if (!cover)
+		abort();
+	for (uint32_t k = 0; k < b->nfunc; k++) {
+		const struct fb_area *f = &b->area[FB_A_FUNC0 + k];
+
+		for (uint32_t i = 0; i < f->nrel; i++)
+			memset(cover + (newaddr[k] - FB_V) + f->rel[i].off, 1, fb_width(f->rel[i].type));
+		for (uint64_t j = 0; j < f->size; j++) {
+			uint64_t o = newaddr[k] - FB_V + j;
+
+			if (!cover[o] && d[o] != fb_pattern(FB_A_FUNC0 + k, j))
+				FB_BAD("function %u byte %llu", k, (unsigned long long)j);
+			cover[o] = 2;
+		}
+	}
+	for (uint64_t o = lo - FB_V; o < end - FB_V; o++)
+		if (!cover[o] && d[o] != FGK_PAD_BYTE)
+			FB_BAD("padding at 0x%llx", (unsigned long long)o);
+	free(cover);
+
+	/* every relocated field outside the tables */
+	for (uint32_t a = 0; a < b->narea; a++) {
+		const struct fb_area *ar = &b->area[a];
+
+		if (a == FB_A_TABABS || a == FB_A_TABREL)
+			continue;
+		for (uint32_t i = 0; i < ar->nrel; i++) {
+			const struct fb_rel *x = &ar->rel[i];
+			uint64_t at = fb_oracle_area(b, newaddr, a) + x->off - FB_V;
+			uint64_t want = fb_oracle_value(b, newaddr, delta, a, x);
+			uint64_t got = fb_rd(d + at, fb_width(x->type));
+
+			if (got != want)
+				FB_BAD("area %u rel %u type %u sym %u: got 0x%llx want 0x%llx", a, i,
+				       x->type, x->sym, (unsigned long long)got, (unsigned long long)want);
+		}
+	}
+
+	/* tables: entries by run-time function address, relative words recomputed */
+	for (int t = 0; t < 2; t++) {
+		const struct fb_area *ar = &b->area[t == 0 ? FB_A_TABABS : FB_A_TABREL];
+		uint32_t n = (uint32_t)(ar->size / FB_TAB_ENT);
+		struct fb_tab_ent *e = calloc(n ? n : 1, sizeof(*e));
+
+		if (!e)
+			abort();
+		for (uint32_t i = 0; i < n; i++) {
+			uint32_t id;
+
+			memcpy(&id, ar->bytes + (uint64_t)i * FB_TAB_ENT + 8, 4);
+			e[i].key = newaddr[id] + delta;
+			e[i].pos = i;
+		}
+		qsort(e, n, sizeof(*e), fb_tab_cmp);
+		for (uint32_t k = 0; k < n; k++) {
+			const uint8_t *got = d + (ar->addr - FB_V) + (uint64_t)k * FB_TAB_ENT;
+			uint64_t field = ar->addr + delta + (uint64_t)k * FB_TAB_ENT;
+			uint32_t id;
+			int ok;
+
+			memcpy(&id, ar->bytes + (uint64_t)e[k].pos * FB_TAB_ENT + 8, 4);
+			if (t == 0) {
+				ok = fb_rd(got, 8) == e[k].key && fb_rd(got + 8, 8) == id;
+			} else {
+				uint64_t anchor = b->area[FB_A_RODATA].addr + delta + 8ULL * id;
+
+				ok = fb_rd(got, 4) == (uint32_t)(e[k].key - field) &&
+				     fb_rd(got + 4, 4) == (uint32_t)(anchor - (field + 4)) &&
+				     fb_rd(got + 8, 4) == id;
+			}
+			if (!ok)
+				FB_BAD("table %d entry %u", t, k);
+		}
+		free(e);
+	}
+	if (entry_off != (b->entry_func ? newaddr[b->entry_func - 1] - FB_V : 0))
+		FB_BAD("entry offset 0x%llx", (unsigned long long)entry_off);
+#undef FB_BAD
+	free(newaddr);
+	return bad;
 }
 
 #endif

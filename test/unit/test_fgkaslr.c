@@ -126,191 +126,19 @@ static void run_done(struct run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static uint64_t rd(const uint8_t *p, unsigned w)
-{
-	uint64_t v = 0;
-
-	memcpy(&v, p, w);
-	return v;
-}
-
 /* ------------------------------------------------------------- oracle */
 
-/*
- * New link addresses of the functions after the draws in l, computed the
- * textbook way: Fisher-Yates replayed (draw i picks j for position
- * n-1-i), then laid out one after the other at their alignments from the
- * first function's address.
- */
-static void oracle_layout(const struct fb *b, const struct drawlog *l, uint64_t *newaddr)
-{
-	uint32_t n = b->nfunc, *order = malloc(n * sizeof(*order));
-	uint64_t cur = b->area[FB_A_FUNC0].addr;
-
-	for (uint32_t i = 0; i < n; i++)
-		order[i] = i;
-	for (uint32_t i = n - 1, d = 0; i > 0; i--, d++) {
-		uint32_t t = order[i];
-
-		order[i] = order[l->j[d]];
-		order[l->j[d]] = t;
-	}
-	for (uint32_t k = 0; k < n; k++) {
-		const struct fb_area *f = &b->area[FB_A_FUNC0 + order[k]];
-
-		cur = (cur + f->align - 1) & ~(f->align - 1);
-		newaddr[order[k]] = cur;
-		cur += f->size;
-	}
-	free(order);
-}
-
-/* where area a is after the shuffle (functions move, the rest stays) */
-static uint64_t oracle_area(const struct fb *b, const uint64_t *newaddr, int64_t a)
-{
-	return a >= FB_A_FUNC0 ? newaddr[a - FB_A_FUNC0] : b->area[a].addr;
-}
-
-/* S + A (- P) with S and P where the shuffle and new_vbase put them */
-static uint64_t oracle_value(const struct fb *b, const uint64_t *newaddr, uint64_t delta,
-			     uint32_t area, const struct fb_rel *r)
-{
-	int64_t sa = fb_sym_area(b, r->sym);
-	uint64_t S = fb_sym_value(b, r->sym), v;
-
-	if (sa >= 0)
-		S = S - b->area[sa].addr + oracle_area(b, newaddr, sa) + delta;
-	v = S + (uint64_t)r->addend;
-	if (fb_is_pc(r->type))
-		v -= oracle_area(b, newaddr, area) + r->off + delta;
-	return fb_width(r->type) == 8 ? v : (uint32_t)v;
-}
-
-struct tab_ent {
-	uint64_t key;
-	uint32_t pos;
-};
-
-static int tab_cmp(const void *x, const void *y)
-{
-	const struct tab_ent *a = x, *b = y;
-
-	if (a->key != b->key)
-		return a->key < b->key ? -1 : 1;
-	return a->pos < b->pos ? -1 : a->pos > b->pos;
-}
-
-/*
- * Every byte the shuffle is responsible for: function bytes at their new
- * places, padding, relocated fields everywhere, both tables re-sorted,
- * the entry.  Returns the number of mismatches (each also a failed CHECK).
- */
+/* fb_oracle() on a run; returns the mismatches (a failed CHECK if any). */
 static unsigned oracle_check(const struct fb *b, const struct run *r, uint64_t new_vbase,
 			     const char *what)
 {
-	uint64_t delta = new_vbase - FB_V, *newaddr = calloc(b->nfunc, sizeof(uint64_t));
-	const uint8_t *d = r->dest;
-	unsigned bad = 0;
-	uint64_t lo = b->area[FB_A_FUNC0].addr, end = lo;
-	uint8_t *cover;
+	char msg[256];
+	unsigned bad;
 
-	oracle_layout(b, &r->log, newaddr);
 	CHECK(r->log.n == b->nfunc - 1, "%s: %u draws for %u functions", what, r->log.n, b->nfunc);
-	/* the layout: in the room, no overlaps (sorted by the oracle's order) */
-	for (uint32_t k = 0; k < b->nfunc; k++) {
-		const struct fb_area *f = &b->area[FB_A_FUNC0 + k];
-
-		if (newaddr[k] % f->align)
-			bad++;
-		if (newaddr[k] + f->size > end)
-			end = newaddr[k] + f->size;
-	}
-	CHECK(end <= b->text_end + b->reserve, "%s: layout inside the room", what);
-	/* which bytes relocations own; the rest must be the function's own */
-	cover = calloc(1, end - FB_V);
-	for (uint32_t k = 0; k < b->nfunc; k++) {
-		const struct fb_area *f = &b->area[FB_A_FUNC0 + k];
-
-		for (uint32_t i = 0; i < f->nrel; i++)
-			memset(cover + (newaddr[k] - FB_V) + f->rel[i].off, 1, fb_width(f->rel[i].type));
-		for (uint64_t j = 0; j < f->size; j++) {
-			uint64_t o = newaddr[k] - FB_V + j;
-
-			if (!cover[o] && d[o] != fb_pattern(FB_A_FUNC0 + k, j))
-				bad++;
-			cover[o] = 2;
-		}
-	}
-	for (uint64_t o = lo - FB_V; o < end - FB_V; o++)
-		if (!cover[o] && d[o] != FGK_PAD_BYTE)
-			bad++;
-	free(cover);
-	CHECK(bad == 0, "%s: function bytes and padding (%u wrong)", what, bad);
-
-	/* every relocated field outside the tables */
-	for (uint32_t a = 0; a < b->narea; a++) {
-		const struct fb_area *ar = &b->area[a];
-		unsigned wrong = 0;
-
-		if (a == FB_A_TABABS || a == FB_A_TABREL)
-			continue;
-		for (uint32_t i = 0; i < ar->nrel; i++) {
-			const struct fb_rel *x = &ar->rel[i];
-			uint64_t at = oracle_area(b, newaddr, a) + x->off - FB_V;
-			uint64_t want = oracle_value(b, newaddr, delta, a, x);
-			uint64_t got = rd(d + at, fb_width(x->type));
-
-			if (got != want) {
-				if (wrong++ < 3)
-					printf("  %s: area %u rel %u type %u sym %u: got 0x%llx want 0x%llx\n",
-					       what, a, i, x->type, x->sym, (unsigned long long)got,
-					       (unsigned long long)want);
-			}
-		}
-		CHECK(wrong == 0, "%s: area %u: %u relocated fields wrong", what, a, wrong);
-		bad += wrong;
-	}
-
-	/* tables: entries by run-time function address, relative words recomputed */
-	for (int t = 0; t < 2; t++) {
-		const struct fb_area *ar = &b->area[t == 0 ? FB_A_TABABS : FB_A_TABREL];
-		uint32_t n = (uint32_t)(ar->size / FB_TAB_ENT);
-		struct tab_ent *e = calloc(n ? n : 1, sizeof(*e));
-		unsigned wrong = 0;
-
-		for (uint32_t i = 0; i < n; i++) {
-			uint32_t id;
-
-			memcpy(&id, ar->bytes + (uint64_t)i * FB_TAB_ENT + 8, 4);
-			e[i].key = newaddr[id] + delta;
-			e[i].pos = i;
-		}
-		qsort(e, n, sizeof(*e), tab_cmp);
-		for (uint32_t k = 0; k < n; k++) {
-			const uint8_t *got = d + (ar->addr - FB_V) + (uint64_t)k * FB_TAB_ENT;
-			uint64_t field = ar->addr + delta + (uint64_t)k * FB_TAB_ENT;
-			uint32_t id;
-
-			memcpy(&id, ar->bytes + (uint64_t)e[k].pos * FB_TAB_ENT + 8, 4);
-			if (t == 0) {
-				wrong += rd(got, 8) != e[k].key || rd(got + 8, 8) != id;
-			} else {
-				uint64_t anchor = b->area[FB_A_RODATA].addr + delta + 8ULL * id;
-
-				wrong += rd(got, 4) != (uint32_t)(e[k].key - field) ||
-					 rd(got + 4, 4) != (uint32_t)(anchor - (field + 4)) ||
-					 rd(got + 8, 4) != id;
-			}
-		}
-		CHECK(wrong == 0, "%s: table %d: %u of %u entries wrong", what, t, wrong, n);
-		bad += wrong;
-		free(e);
-	}
-	if (b->entry_func)
-		CHECK_EQ_U64(r->rep.entry_off, newaddr[b->entry_func - 1] - FB_V, "%s: entry", what);
-	else
-		CHECK_EQ_U64(r->rep.entry_off, 0, "%s: entry in .text stays", what);
-	free(newaddr);
+	bad = fb_oracle(b, r->dest, r->log.j, new_vbase, r->rep.entry_off, msg,
+			sizeof(msg));
+	CHECK(bad == 0, "%s: %u wrong; first: %s", what, bad, msg);
 	return bad;
 }
 
@@ -1166,7 +994,7 @@ TEST(test_payload)
 			P = x.r_offset + (uint64_t)disp[rs->sh_info] + delta;
 			want = S + (uint64_t)x.r_addend - (fb_is_pc(type) ? P : 0);
 			w = fb_width(type);
-			got = rd(r.dest + (P - delta - r.img.link_vbase), w);
+			got = fb_rd(r.dest + (P - delta - r.img.link_vbase), w);
 			if (w == 4)
 				want = (uint32_t)want;
 			if (strstr((const char *)file + sh[eh.e_shstrndx].sh_offset + tgt->sh_name,
