@@ -8,6 +8,7 @@
  * delta = new_vbase - link_vbase (mod 2^64).
  */
 #include <elf.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "reloc.h"
@@ -23,7 +24,15 @@ struct reloc_ctx {
 	 * section numbers); found once per symbol table, not per symbol */
 	uint32_t xndx_symtab;         /* 0: not looked up yet */
 	uint64_t xndx_off, xndx_count;
+	/* map->symcache for the symbol table cache_symtab (the first one
+	 * used): per symbol, once resolved, RELOC_CACHE_* bits and its
+	 * section's displacement in the high 32 bits */
+	uint64_t *cache, cache_n;
+	uint32_t cache_symtab;
 };
+
+#define RELOC_CACHE_READY 1u
+#define RELOC_CACHE_MOVES 2u
 
 /* dest offset of the width-byte field at link address addr, bounds-checked. */
 static int reloc_place(const struct reloc_ctx *c, uint64_t addr, unsigned width,
@@ -205,16 +214,20 @@ static void reloc_shdr(const struct elf_image *img, unsigned i, Elf64_Shdr *sh)
 	memcpy(sh, img->file + img->shoff + (uint64_t)i * sizeof(*sh), sizeof(*sh));
 }
 
-/* How far section i moved inside the image (0 without a map). */
-static int64_t reloc_disp(const struct reloc_ctx *c, uint32_t i)
+/* One 64-bit field of section header i (offsetof(Elf64_Shdr, field)):
+ * what the per-relocation lookups read, not the whole 64-byte header. */
+static uint64_t reloc_shdr_u64(const struct elf_image *img, uint32_t i, size_t field)
 {
-	return c->map && i < c->map->nsec ? c->map->disp[i] : 0;
+	uint64_t v;
+
+	memcpy(&v, img->file + img->shoff + (uint64_t)i * sizeof(Elf64_Shdr) + field, sizeof(v));
+	return v;
 }
 
-/* Whether section i is one the map lets move on its own. */
-static int reloc_movable(const struct reloc_ctx *c, uint32_t i)
+/* The map's entry of section i, or NULL (no map, or i past it). */
+static const struct reloc_sec *reloc_map_sec(const struct reloc_ctx *c, uint32_t i)
 {
-	return c->map && i < c->map->nsec && c->map->movable[i];
+	return c->map && i < c->map->nsec ? &c->map->sec[i] : NULL;
 }
 
 /*
@@ -273,6 +286,77 @@ static enum ldr_err reloc_sym_section(struct reloc_ctx *c, uint32_t symtab, uint
 	return LDR_OK;
 }
 
+/* The symbol table a relocation section uses, and its names. */
+struct reloc_symtab {
+	uint32_t index;                /* section number */
+	uint64_t off, count;           /* entries inside the file */
+	uint64_t str_off, str_size;    /* its string table, or 0 size */
+};
+
+/*
+ * What the relocations against symbol sym need: whether S moves with the
+ * image (defined in an SHF_ALLOC section) and how far its section moved
+ * inside the image (map).  A symbol of a movable section must lie inside
+ * it, its end included.
+ * Errors: those of reloc_symbol() and reloc_sym_section();
+ * LDR_E_RELOC_SYMBOL for a symbol outside its movable section.
+ */
+static enum ldr_err reloc_resolve(struct reloc_ctx *c, const struct reloc_symtab *st, uint32_t sym,
+				  int *ret_moves, uint64_t *ret_ds)
+{
+	const struct reloc_sec *m;
+	Elf64_Sym s;
+	uint32_t sec = 0;
+	enum ldr_err err;
+
+	err = reloc_symbol(c, st->off, st->count, st->str_off, st->str_size, sym, &s);
+	if (err == LDR_OK && s.st_shndx != SHN_UNDEF)
+		err = reloc_sym_section(c, st->index, sym, &s, &sec);
+	if (err != LDR_OK)
+		return err;
+	*ret_moves = 0;
+	*ret_ds = 0;
+	if (sec == 0)
+		return LDR_OK;
+	m = reloc_map_sec(c, sec);
+	if (!m) {
+		*ret_moves = (reloc_shdr_u64(c->img, sec, offsetof(Elf64_Shdr, sh_flags)) &
+			      SHF_ALLOC) != 0;
+		return LDR_OK;
+	}
+	if ((m->flags & RELOC_SEC_MOVABLE) &&
+	    (s.st_value < m->addr || s.st_value - m->addr > m->size))
+		return LDR_E_RELOC_SYMBOL;
+	*ret_moves = (m->flags & RELOC_SEC_ALLOC) != 0;
+	*ret_ds = (uint64_t)m->disp;
+	return LDR_OK;
+}
+
+/*
+ * Resolve every symbol of st into the cache in one pass in table order
+ * (sequential reads, where looking them up relocation by relocation jumps
+ * around the table).  A symbol that would fail is left unresolved, so that
+ * the relocation using it, if any, reports it; an unused broken symbol is
+ * no error.
+ */
+static void reloc_cache_fill(struct reloc_ctx *c, const struct reloc_symtab *st)
+{
+	uint64_t n = c->cache_n < st->count ? c->cache_n : st->count;
+
+	if (n > UINT32_MAX)
+		n = UINT32_MAX;
+	for (uint64_t i = 1; i < n; i++) {
+		int moves;
+		uint64_t ds;
+
+		if (reloc_resolve(c, st, (uint32_t)i, &moves, &ds) == LDR_OK &&
+		    (int64_t)ds == (int32_t)ds)
+			c->cache[i] = (uint64_t)(uint32_t)ds << 32 | RELOC_CACHE_READY |
+				      (moves ? RELOC_CACHE_MOVES : 0);
+	}
+	c->rep->sym_name = NULL;
+}
+
 /* Signed 32-bit field value + d still representable (sign- or zero-ext). */
 static int reloc_fits32(uint32_t v, int64_t d, int is_signed)
 {
@@ -300,34 +384,47 @@ static int reloc_fits32(uint32_t v, int64_t d, int is_signed)
  *                                           undefined weak, symbol 0)
  * 32 and 32S are range-checked as zero- and sign-extended values, PC32 and
  * PLT32 as signed ones: a result that does not fit is refused.
- * With a map, a place in a section that moved is found at its new offset.
- * A place in a movable section must lie inside it, and a symbol of a
- * movable section must lie inside it (its end included): anything else
- * could not be said to move with it.  (Checked whether or not this draw
- * happened to move the section, so that acceptance never depends on it.)
+ * With a map, a place in a section that moved is found at its new offset
+ * (or at its link-time one, map->places_unmoved, when the caller moves
+ * the bytes afterwards; the value is the same), and a section's SHF_ALLOC comes from the map (one small entry instead
+ * of a 64-byte header read per relocation: a kernel with a section per
+ * function has tens of thousands).  A place in a movable section must lie
+ * inside it, and a symbol of a movable section must lie inside it (its end
+ * included): anything else could not be said to move with it.  (Checked
+ * whether or not this draw happened to move the section, so that
+ * acceptance never depends on it.)  With map->symcache, the symbols of
+ * the first symbol table used are resolved once, in table order, and the
+ * results reused: a 40,000-function kernel has half a million relocations
+ * against a hundred thousand symbols.
  */
 static enum ldr_err reloc_section(struct reloc_ctx *c, const Elf64_Shdr *rs)
 {
 	const struct elf_image *img = c->img;
 	Elf64_Shdr symtab, strtab, tgt;
-	uint64_t nsym, str_off = 0, str_size = 0;
-	int64_t dp = reloc_disp(c, rs->sh_info);
-	int pmov = reloc_movable(c, rs->sh_info);
+	struct reloc_symtab st = { 0 };
+	const struct reloc_sec *pm = reloc_map_sec(c, rs->sh_info);
+	int64_t dp = pm ? pm->disp : 0;
+	int pmov = pm && (pm->flags & RELOC_SEC_MOVABLE);
 
 	reloc_shdr(img, rs->sh_link, &symtab);
 	reloc_shdr(img, rs->sh_info, &tgt);
-	nsym = symtab.sh_size / sizeof(Elf64_Sym);
+	st.index = rs->sh_link;
+	st.off = symtab.sh_offset;
+	st.count = symtab.sh_size / sizeof(Elf64_Sym);
 	if (symtab.sh_link && symtab.sh_link < img->shnum) {
 		reloc_shdr(img, symtab.sh_link, &strtab);
 		if (strtab.sh_type == SHT_STRTAB &&
 		    ldr_in_bounds(strtab.sh_offset, strtab.sh_size, img->file_size)) {
-			str_off = strtab.sh_offset;
-			str_size = strtab.sh_size;
+			st.str_off = strtab.sh_offset;
+			st.str_size = strtab.sh_size;
 		}
+	}
+	if (c->cache && c->cache_symtab == 0) {
+		c->cache_symtab = rs->sh_link;
+		reloc_cache_fill(c, &st);
 	}
 	for (uint64_t o = 0; o < rs->sh_size; o += sizeof(Elf64_Rela)) {
 		Elf64_Rela r;
-		Elf64_Sym s = { 0 };
 		uint32_t type, sym;
 		uint64_t place;
 		unsigned width;
@@ -359,25 +456,21 @@ static enum ldr_err reloc_section(struct reloc_ctx *c, const Elf64_Shdr *rs)
 		if (pmov && (r.r_offset < tgt.sh_addr ||
 				!ldr_in_bounds(r.r_offset - tgt.sh_addr, width, tgt.sh_size)))
 			return LDR_E_RELOC_TARGET;
-		if (!reloc_place(c, r.r_offset + (uint64_t)dp, width, &place))
+		if (!reloc_place(c, r.r_offset + (c->map && c->map->places_unmoved ? 0 : (uint64_t)dp),
+				 width, &place))
 			return LDR_E_RELOC_TARGET;
 		if (sym != 0) {
-			uint32_t sec = 0;
+			uint64_t slot = 0;
 
-			err = reloc_symbol(c, symtab.sh_offset, nsym, str_off, str_size, sym, &s);
-			if (err == LDR_OK && s.st_shndx != SHN_UNDEF)
-				err = reloc_sym_section(c, rs->sh_link, sym, &s, &sec);
-			if (err != LDR_OK)
-				return err;
-			if (sec != 0) {
-				Elf64_Shdr home;
-
-				reloc_shdr(img, sec, &home);
-				moves = (home.sh_flags & SHF_ALLOC) != 0;
-				ds = (uint64_t)reloc_disp(c, sec);
-				if (reloc_movable(c, sec) && (s.st_value < home.sh_addr ||
-							      s.st_value - home.sh_addr > home.sh_size))
-					return LDR_E_RELOC_SYMBOL;
+			if (c->cache && rs->sh_link == c->cache_symtab && sym < c->cache_n)
+				slot = c->cache[sym];
+			if (slot & RELOC_CACHE_READY) {
+				moves = (slot & RELOC_CACHE_MOVES) != 0;
+				ds = (uint64_t)(int64_t)(int32_t)(uint32_t)(slot >> 32);
+			} else {
+				err = reloc_resolve(c, &st, sym, &moves, &ds);
+				if (err != LDR_OK)
+					return err;
 			}
 		}
 		/* mod 2^64; read as signed (two's complement) for range checks */
@@ -466,8 +559,7 @@ enum ldr_err reloc_apply_map(const struct elf_image *img, void *dest,
 	memset(report, 0, sizeof(*report));
 	if (!img || !dest || dest_size < img->load_size)
 		return LDR_E_INVAL;
-	if (map && (img->reloc_kind != ELF_RELOC_SECTIONS ||
-		    (map->nsec && (!map->disp || !map->movable))))
+	if (map && (img->reloc_kind != ELF_RELOC_SECTIONS || (map->nsec && !map->sec)))
 		return LDR_E_INVAL;
 	report->source = img->reloc_kind;
 	memset(&c, 0, sizeof(c));
@@ -476,6 +568,11 @@ enum ldr_err reloc_apply_map(const struct elf_image *img, void *dest,
 	c.delta = new_vbase - img->link_vbase;
 	c.rep = report;
 	c.map = map;
+	if (map && map->symcache && map->nsymcache) {
+		c.cache = map->symcache;
+		c.cache_n = map->nsymcache;
+		memset(c.cache, 0, (size_t)(c.cache_n * sizeof(*c.cache)));
+	}
 
 	switch (img->reloc_kind) {
 	case ELF_RELOC_NONE:

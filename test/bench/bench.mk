@@ -15,7 +15,7 @@ BENCH_DIR   := $(BUILD)/bench
 BENCH_CFLAGS := -std=c11 $(WARN) -O2 -DNDEBUG -D_DEFAULT_SOURCE -Iinclude -Itest/unit
 BENCH_OBJ   := $(patsubst src/%.c,$(BENCH_DIR)/obj/%.o,$(CORE_SRC))
 BENCH_PROGS := $(BENCH_DIR)/bench_pipeline $(BENCH_DIR)/bench_entropy \
-               $(BENCH_DIR)/bench_plot
+               $(BENCH_DIR)/bench_plot $(BENCH_DIR)/bench_fgkaslr
 
 $(BENCH_DIR)/obj/%.o: src/%.c $(wildcard include/*.h)
 	@mkdir -p $(@D)
@@ -25,6 +25,9 @@ $(BENCH_DIR)/bench_%: test/bench/bench_%.c test/bench/bench.h $(BENCH_OBJ) \
                       test/unit/mmap_fixture.h
 	@mkdir -p $(@D)
 	$(HOSTCC) $(BENCH_CFLAGS) $< $(BENCH_OBJ) -lz -lm -o $@
+
+# the synthetic kernels come from the unit tests' builder
+$(BENCH_DIR)/bench_fgkaslr: test/unit/fgk_build.h
 
 .PHONY: bench bench-build
 bench-build: $(BENCH_PROGS)

@@ -77,7 +77,7 @@ static void fz_free(void *ctx, void *p, uint64_t size)
  * a failure) at one input-chosen call, and every index logged */
 struct fz_draw {
 	struct drbg d;
-	uint64_t *log;
+	uint64_t *log, *range;
 	uint32_t n, cap, bad_at, calls;
 	uint8_t bad_kind;
 };
@@ -94,8 +94,10 @@ static enum ldr_err fz_draw(void *ctx, uint64_t n, uint64_t *ret)
 		return LDR_OK;
 	}
 	err = drbg_below(&z->d, n, ret);
-	if (err == LDR_OK && z->n < z->cap)
+	if (err == LDR_OK && z->n < z->cap) {
+		z->range[z->n] = n;
 		z->log[z->n++] = *ret;
+	}
 	return err;
 }
 
@@ -141,6 +143,7 @@ static void fz_run(const uint8_t *file, size_t size, struct fz_in *in, const str
 	drbg_init(&z.d, seed);
 	z.cap = img.shnum;
 	z.log = calloc(z.cap ? z.cap : 1, sizeof(*z.log));
+	z.range = calloc(z.cap ? z.cap : 1, sizeof(*z.range));
 	z.bad_at = (uint32_t)fz_u(in, 1) % 64;     /* 0: never */
 	z.bad_kind = (uint8_t)fz_u(in, 1);
 	base = img.link_vbase + ((fz_u(in, 1) % 5) - 2) * 2 * MIB;
@@ -158,18 +161,20 @@ static void fz_run(const uint8_t *file, size_t size, struct fz_in *in, const str
 		if (rep.functions < 2 || rep.moved > rep.functions || rep.tables != req.ntables ||
 		    rep.entropy_millibits > 1000ULL * FGK_SEED_BITS ||
 		    rep.entropy_millibits > rep.perm_millibits || rep.entry_off >= img.load_size ||
-		    rep.room_need > rep.room_have || z.n != rep.functions - 1)
+		    rep.room_need > rep.room_have || z.n == 0 || z.n > rep.functions - 1)
 			abort();
 		if (b) {
 			char msg[256];
 
-			if (fb_oracle(b, dest, z.log, base, rep.entry_off, msg, sizeof(msg)) != 0) {
+			if (fb_oracle(b, dest, z.range, z.log, z.n, base, rep.entry_off, msg,
+				      sizeof(msg)) != 0) {
 				fprintf(stderr, "oracle: %s\n", msg);
 				abort();
 			}
 		}
 	}
 	free(z.log);
+	free(z.range);
 }
 
 /* A relocation type: the ones the loader applies, and a few it refuses. */

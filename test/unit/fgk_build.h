@@ -605,26 +605,48 @@ static inline void fb_finish(struct fb *b)
 /* ------------------------------------------------------------- oracle */
 
 /*
- * New link addresses of the functions after draws[0..n-1) (draw i picked
- * j for position n-1-i): Fisher-Yates replayed, then the functions laid
- * out one after the other at their alignments from the first one's
- * address.
+ * New link addresses of the functions after the draws (range[d], value[d]),
+ * d < ndraws: Fisher-Yates replayed from position n-1 down, each draw read
+ * as a mixed-radix numeral whose digits are the j of consecutive positions
+ * (j_i = J mod (i+1), then J / (i+1) for the next), its range exactly the
+ * product of theirs; then the functions laid out one after the other at
+ * their alignments from the first one's address.  Returns 0 when the draws
+ * do not decode into exactly n-1 positions.
  */
-static inline void fb_oracle_layout(const struct fb *b, const uint64_t *draws, uint64_t *newaddr)
+static inline int fb_oracle_layout(const struct fb *b, const uint64_t *range, const uint64_t *value,
+				   uint32_t ndraws, uint64_t *newaddr)
 {
-	uint32_t n = b->nfunc, *order = malloc(n * sizeof(*order));
+	uint32_t n = b->nfunc, *order = malloc(n * sizeof(*order)), i = n - 1;
 	uint64_t cur = b->area[FB_A_FUNC0].addr;
+	int ok = 1;
 
 	if (!order)
 		abort();
-	for (uint32_t i = 0; i < n; i++)
-		order[i] = i;
-	for (uint32_t i = n - 1, d = 0; i > 0; i--, d++) {
-		uint32_t t = order[i];
+	for (uint32_t k = 0; k < n; k++)
+		order[k] = k;
+	for (uint32_t d = 0; d < ndraws && ok; d++) {
+		uint64_t rem = range[d], J = value[d];
 
-		order[i] = order[draws[d]];
-		order[draws[d]] = t;
+		if (J >= rem)
+			ok = 0;
+		while (ok && rem > 1) {
+			uint64_t j, t;
+
+			if (i == 0 || rem % ((uint64_t)i + 1)) {
+				ok = 0;
+				break;
+			}
+			j = J % ((uint64_t)i + 1);
+			J /= (uint64_t)i + 1;
+			rem /= (uint64_t)i + 1;
+			t = order[i];
+			order[i] = order[j];
+			order[j] = (uint32_t)t;
+			i--;
+		}
 	}
+	if (i != 0)
+		ok = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct fb_area *f = &b->area[FB_A_FUNC0 + order[k]];
 
@@ -633,6 +655,7 @@ static inline void fb_oracle_layout(const struct fb *b, const uint64_t *draws, u
 		cur += f->size;
 	}
 	free(order);
+	return ok;
 }
 
 /* where area a is after the shuffle (functions move, the rest stays) */
@@ -679,14 +702,15 @@ static inline uint64_t fb_rd(const uint8_t *p, unsigned w)
 }
 
 /*
- * Every byte a shuffle of b is responsible for, in the loaded image dest
+ * Every byte a shuffle of b is responsible for, in the loaded image d
  * (offset 0 = FB_V): function bytes at their new places, padding, every
  * relocated field, both tables sorted by run-time function address with
  * their relative words recomputed, the entry's new offset.  Returns the
  * number of mismatches; msg describes the first.
  */
-static inline unsigned fb_oracle(const struct fb *b, const uint8_t *d, const uint64_t *draws,
-				 uint64_t new_vbase, uint64_t entry_off, char *msg, size_t msglen)
+static inline unsigned fb_oracle(const struct fb *b, const uint8_t *d, const uint64_t *range,
+				 const uint64_t *value, uint32_t ndraws, uint64_t new_vbase,
+				 uint64_t entry_off, char *msg, size_t msglen)
 {
 	uint64_t delta = new_vbase - FB_V, *newaddr = calloc(b->nfunc, sizeof(uint64_t));
 	uint64_t lo = b->area[FB_A_FUNC0].addr, end = lo;
@@ -697,7 +721,8 @@ static inline unsigned fb_oracle(const struct fb *b, const uint8_t *d, const uin
 		abort();
 	snprintf(msg, msglen, "none");
 #define FB_BAD(...) do { if (bad++ == 0) snprintf(msg, msglen, __VA_ARGS__); } while (0)
-	fb_oracle_layout(b, draws, newaddr);
+	if (!fb_oracle_layout(b, range, value, ndraws, newaddr))
+		FB_BAD("the draws do not decode into %u positions", b->nfunc - 1);
 	for (uint32_t k = 0; k < b->nfunc; k++) {
 		const struct fb_area *f = &b->area[FB_A_FUNC0 + k];
 
