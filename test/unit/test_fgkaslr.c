@@ -830,6 +830,42 @@ TEST(test_refusals)
 	}
 }
 
+/* elf_parse() and the escape through section 0: the count must be one
+ * that needs it and fit the file (what the change to src/elf.c allows) */
+TEST(test_extended_numbering_malformed)
+{
+	struct fb b;
+	struct elf_image img;
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh0;
+	uint64_t count;
+
+	base_kernel(&b);
+	fb_finish(&b);
+	memcpy(&eh, b.buf, sizeof(eh));
+	count = eh.e_shnum;
+	sh0 = (Elf64_Shdr *)(b.buf + eh.e_shoff);
+	eh.e_shnum = 0;
+	memcpy(b.buf, &eh, sizeof(eh));
+	/* no sections: the headers and everything after the segments are
+	 * then bytes past the ELF image, refused as a broken Linux table */
+	CHECK(elf_parse(b.buf, b.size, NULL, &img) == LDR_E_LINUX_RELOCS,
+	      "e_shnum 0 and section 0's size 0: no sections");
+	sh0->sh_size = count;
+	CHECK(elf_parse(b.buf, b.size, NULL, &img) == LDR_E_SHDRS_OUTSIDE,
+	      "a count below 0xff00 does not take the escape");
+	sh0->sh_size = 1ULL << 40;
+	CHECK(elf_parse(b.buf, b.size, NULL, &img) == LDR_E_SHDRS_OUTSIDE, "a count past the file");
+	sh0->sh_size = 0xff00;
+	CHECK(elf_parse(b.buf, b.size, NULL, &img) == LDR_E_SHDRS_OUTSIDE,
+	      "a table running past the file");
+	eh.e_shoff = b.size - 8;
+	memcpy(b.buf, &eh, sizeof(eh));
+	CHECK(elf_parse(b.buf, b.size, NULL, &img) == LDR_E_SHDRS_OUTSIDE,
+	      "section 0 itself past the file");
+	fb_free(&b);
+}
+
 /* fgk_check() sees what fgk_apply() would refuse, and frees its memory. */
 TEST(test_check)
 {
