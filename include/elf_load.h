@@ -136,4 +136,8 @@ enum ldr_err elf_load(const struct elf_image *img, void *dest,
 int elf_vaddr_to_file(const struct elf_image *img, uint64_t vaddr,
 		      uint64_t size, uint64_t *ret_off);
 
+/* Index into img->seg of the PT_LOAD whose file-backed bytes hold all of
+ * [vaddr, vaddr + size), or -1. */
+int elf_seg_of(const struct elf_image *img, uint64_t vaddr, uint64_t size);
+
 #endif

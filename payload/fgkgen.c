@@ -78,6 +78,19 @@ static void emit_function(unsigned i, unsigned n)
 	fprintf(out, "\t}\n}\n\n");
 }
 
+/* decl (with one %u for n) = { elem(0), ..., elem(n - 1) };  elem has one %u */
+static void emit_array(const char *decl, const char *elem, unsigned n)
+{
+	fprintf(out, decl, n);
+	fprintf(out, " = {\n");
+	for (unsigned i = 0; i < n; i++) {
+		fputc('\t', out);
+		fprintf(out, elem, i);
+		fprintf(out, ",\n");
+	}
+	fprintf(out, "};\n");
+}
+
 int main(int argc, char **argv)
 {
 	char name[32];
@@ -103,19 +116,11 @@ int main(int argc, char **argv)
 		fprintf(lds, "fgk_link_%04u = ABSOLUTE(%s);\n", i, name);
 	}
 	fprintf(out, "\nconst uint32_t fgk_count = %uu;\n", n);
-	fprintf(out, "uint64_t (*const fgk_ptr_ro[%u])(uint64_t) = {\n", n);
-	for (unsigned i = 0; i < n; i++)
-		fprintf(out, "\tfgk_fn_%04u,\n", i);
-	fprintf(out, "};\nuint64_t (*fgk_ptr_rw[%u])(uint64_t) = {\n", n);
-	for (unsigned i = 0; i < n; i++)
-		fprintf(out, "\tfgk_fn_%04u,\n", i);
-	fprintf(out, "};\nconst uint64_t fgk_link[%u] = {\n", n);
-	for (unsigned i = 0; i < n; i++)
-		fprintf(out, "\t(uint64_t)fgk_link_%04u,\n", i);
-	fprintf(out, "};\nconst uint64_t fgk_anchor[%u] = {\n", n);
-	for (unsigned i = 0; i < n; i++)
-		fprintf(out, "\t%uu,\n", i);
-	fprintf(out, "};\n\n");
+	emit_array("uint64_t (*const fgk_ptr_ro[%u])(uint64_t)", "fgk_fn_%04u", n);
+	emit_array("uint64_t (*fgk_ptr_rw[%u])(uint64_t)", "fgk_fn_%04u", n);
+	emit_array("const uint64_t fgk_link[%u]", "(uint64_t)fgk_link_%04u", n);
+	emit_array("const uint64_t fgk_anchor[%u]", "%uu", n);
+	fprintf(out, "\n");
 
 	fprintf(out, "__attribute__((noipa)) uint64_t fgk_direct(uint32_t i, uint64_t d)\n{\n"
 		     "\tswitch (i) {\n");

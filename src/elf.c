@@ -317,7 +317,7 @@ static enum ldr_err elf_check_entry(struct elf_image *img)
 }
 
 /* Index of the PT_LOAD whose file bytes hold [vaddr, vaddr + size), or -1. */
-static int elf_seg_of(const struct elf_image *img, uint64_t vaddr, uint64_t size)
+int elf_seg_of(const struct elf_image *img, uint64_t vaddr, uint64_t size)
 {
 	for (unsigned i = 0; i < img->nseg; i++) {
 		const struct elf_segment *s = &img->seg[i];

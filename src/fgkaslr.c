@@ -15,6 +15,9 @@
 
 #define FGK_TEXT_PREFIX ".text."
 
+#define FGK_KIND_FUNCTION 1u   /* a function section (fgk_is_function) */
+#define FGK_KIND_ALLOC    2u   /* SHF_ALLOC */
+
 struct fgk_sec {
 	uint64_t addr, size, align;
 	uint64_t new_addr;      /* after the shuffle */
@@ -39,6 +42,8 @@ struct fgk_ctx {
 	uint32_t n;
 	unsigned seg;                      /* their executable PT_LOAD */
 	uint64_t lo, hi, limit;            /* run [lo, hi), room up to limit */
+	uint8_t *kind;                     /* per section: FGK_KIND_* */
+	uint32_t tab_idx[KASLR_FGK_MAX_TABLES], tab_hits[KASLR_FGK_MAX_TABLES];
 	uint64_t tab_addr[KASLR_FGK_MAX_TABLES], tab_size[KASLR_FGK_MAX_TABLES];
 	struct fgk_mem mem[FGK_MAX_MEM];
 	unsigned nmem;
@@ -84,40 +89,47 @@ static void *fgk_alloc_array(struct fgk_ctx *c, uint64_t count, uint64_t size)
 
 /* ------------------------------------------------------------ sorting */
 
+#define FGK_RADIX_BITS 11
+#define FGK_RADIX      (1u << FGK_RADIX_BITS)
+
 /*
- * Stable sort of n (key, idx) pairs by key: bottom-up merge sort through
- * the scratch arrays tkey/tidx (n entries each).  O(n log n) whatever the
- * input, sequential memory access (tables of tens of thousands of
- * entries).  The result is left in key/idx.
+ * Stable sort of n (key, idx) pairs by key: least-significant-digit radix
+ * sort, FGK_RADIX_BITS per pass, over key - min only (code addresses of
+ * one kernel differ in their low 20-30 bits: two or three passes), through
+ * the scratch arrays tkey/tidx (n entries each) and count (FGK_RADIX).
+ * No comparisons, so no branch to mispredict on random keys; O(n) per
+ * pass whatever the input.  The result is left in key/idx.
  */
-static void fgk_sort(uint64_t *key, uint32_t *idx, uint64_t *tkey, uint32_t *tidx, uint64_t n)
+static void fgk_sort(uint64_t *key, uint32_t *idx, uint64_t *tkey, uint32_t *tidx, uint64_t n,
+		     uint32_t *count)
 {
-	uint64_t *sk = key, *dk = tkey;
+	uint64_t *sk = key, *dk = tkey, lo = UINT64_MAX, hi = 0;
 	uint32_t *si = idx, *di = tidx;
 
-	for (uint64_t w = 1; w < n; w *= 2) {
-		for (uint64_t lo = 0; lo < n; lo += 2 * w) {
-			uint64_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-			uint64_t i = lo, j = mid, k = lo;
+	for (uint64_t i = 0; i < n; i++) {
+		if (key[i] < lo)
+			lo = key[i];
+		if (key[i] > hi)
+			hi = key[i];
+	}
+	for (unsigned shift = 0; n > 1 && shift < 64 && ((hi - lo) >> shift) != 0;
+	     shift += FGK_RADIX_BITS) {
+		uint32_t sum = 0;
 
-			while (i < mid && j < hi) {
-				/* <=: equal keys keep their order */
-				if (sk[i] <= sk[j]) {
-					dk[k] = sk[i];
-					di[k++] = si[i++];
-				} else {
-					dk[k] = sk[j];
-					di[k++] = si[j++];
-				}
-			}
-			while (i < mid) {
-				dk[k] = sk[i];
-				di[k++] = si[i++];
-			}
-			while (j < hi) {
-				dk[k] = sk[j];
-				di[k++] = si[j++];
-			}
+		memset(count, 0, FGK_RADIX * sizeof(*count));
+		for (uint64_t i = 0; i < n; i++)
+			count[((sk[i] - lo) >> shift) & (FGK_RADIX - 1)]++;
+		for (uint32_t d = 0; d < FGK_RADIX; d++) {
+			uint32_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (uint64_t i = 0; i < n; i++) {
+			uint32_t at = count[((sk[i] - lo) >> shift) & (FGK_RADIX - 1)]++;
+
+			dk[at] = sk[i];
+			di[at] = si[i];
 		}
 		{
 			uint64_t *t = sk;
@@ -155,20 +167,33 @@ static uint64_t fgk_log2_fix32(uint64_t x)
 	return r;
 }
 
+/* log2 of a 128-bit x >= 1: of its top 64 bits, plus the bits shifted out
+ * (the ones dropped change the result by less than 2^-62) */
+static uint64_t fgk_log2_fix32_wide(unsigned __int128 x)
+{
+	unsigned shift = 0;
+
+	while (x >> 64) {
+		x >>= 1;
+		shift++;
+	}
+	return fgk_log2_fix32((uint64_t)x) + ((uint64_t)shift << 32);
+}
+
 uint64_t fgk_log2_factorial_milli(uint64_t n)
 {
-	unsigned __int128 acc = 0;
-	uint64_t prod = 1;
+	unsigned __int128 acc = 0, prod = 1;
 
-	/* one logarithm per product of consecutive factors below 2^64 */
+	/* one logarithm per product of consecutive factors: flushed once it
+	 * reaches 2^63, so that the next factor (< 2^64) cannot overflow it */
 	for (uint64_t k = 2; k <= n; k++) {
-		if (prod > UINT64_MAX / k) {
-			acc += fgk_log2_fix32(prod);
+		if (prod >> 63) {
+			acc += fgk_log2_fix32_wide(prod);
 			prod = 1;
 		}
 		prod *= k;
 	}
-	acc += fgk_log2_fix32(prod);
+	acc += fgk_log2_fix32_wide(prod);
 	return (uint64_t)((acc * 1000) >> 32);
 }
 
@@ -236,18 +261,6 @@ static int fgk_find_names(struct fgk_ctx *c)
 	return 1;
 }
 
-/* The PT_LOAD whose file bytes hold [addr, addr + size), or -1. */
-static int fgk_file_seg(const struct elf_image *img, uint64_t addr, uint64_t size)
-{
-	for (unsigned s = 0; s < img->nseg; s++) {
-		const struct elf_segment *g = &img->seg[s];
-
-		if (addr >= g->vaddr && ldr_in_bounds(addr - g->vaddr, size, g->filesz))
-			return (int)s;
-	}
-	return -1;
-}
-
 /* One function section: checked and recorded as c->sec[k]. */
 static enum ldr_err fgk_add_function(struct fgk_ctx *c, uint32_t k, uint32_t i,
 				     const Elf64_Shdr *sh)
@@ -258,7 +271,7 @@ static enum ldr_err fgk_add_function(struct fgk_ctx *c, uint32_t k, uint32_t i,
 
 	if (align & (align - 1) || align > FGK_MAX_ALIGN || sh->sh_addr % align)
 		return LDR_E_FGK_LAYOUT;
-	s = fgk_file_seg(img, sh->sh_addr, sh->sh_size);
+	s = elf_seg_of(img, sh->sh_addr, sh->sh_size);
 	if (s < 0 || (img->seg[s].flags & (PF_X | PF_W)) != PF_X)
 		return LDR_E_FGK_LAYOUT;
 	if (k == 0)
@@ -272,47 +285,80 @@ static enum ldr_err fgk_add_function(struct fgk_ctx *c, uint32_t k, uint32_t i,
 	return LDR_OK;
 }
 
+/*
+ * One pass over the section headers (tens of thousands of them): which are
+ * function sections, which are allocated (c->kind), how many functions,
+ * and which sections carry the names of the note's tables.
+ */
+static enum ldr_err fgk_classify(struct fgk_ctx *c)
+{
+	const struct elf_image *img = c->img;
+	uint32_t n = 0;
+
+	c->kind = fgk_alloc(c, img->shnum);
+	if (!c->kind)
+		return LDR_E_NOMEM;
+	memset(c->kind, 0, img->shnum);
+	for (uint32_t i = 1; i < img->shnum; i++) {
+		Elf64_Shdr sh;
+		const char *name;
+
+		fgk_shdr(img, i, &sh);
+		if (sh.sh_flags & SHF_ALLOC)
+			c->kind[i] |= FGK_KIND_ALLOC;
+		if (fgk_is_function(c, &sh)) {
+			c->kind[i] |= FGK_KIND_FUNCTION;
+			n++;
+		}
+		if (c->req->ntables == 0 || !(name = fgk_name(c, sh.sh_name)))
+			continue;
+		for (uint32_t t = 0; t < c->req->ntables; t++)
+			if (strcmp(name, c->req->table[t].name) == 0) {
+				c->tab_idx[t] = i;
+				c->tab_hits[t]++;
+			}
+	}
+	c->rep->functions = n;
+	return n < 2 ? LDR_E_FGK_NO_FUNCTIONS : LDR_OK;
+}
+
 /* Collect the function sections, sorted by address, without overlaps. */
 static enum ldr_err fgk_functions(struct fgk_ctx *c)
 {
 	const struct elf_image *img = c->img;
 	struct fgk_sec *sorted;
 	uint64_t *key;
-	uint32_t *idx, n = 0, k = 0;
+	uint32_t *idx, n = c->rep->functions, k = 0;
+	int in_order = 1;
 	enum ldr_err err;
 
-	for (uint32_t i = 1; i < img->shnum; i++) {
-		Elf64_Shdr sh;
-
-		fgk_shdr(img, i, &sh);
-		n += (uint32_t)fgk_is_function(c, &sh);
-	}
-	c->rep->functions = n;
-	if (n < 2)
-		return LDR_E_FGK_NO_FUNCTIONS;
 	c->sec = fgk_alloc_array(c, n, sizeof(*c->sec));
 	sorted = fgk_alloc_array(c, n, sizeof(*sorted));
 	key = fgk_alloc_array(c, 2 * (uint64_t)n, sizeof(*key));
-	idx = fgk_alloc_array(c, 2 * (uint64_t)n, sizeof(*idx));
+	idx = fgk_alloc_array(c, 2 * (uint64_t)n + FGK_RADIX, sizeof(*idx));
 	if (!c->sec || !sorted || !key || !idx)
 		return LDR_E_NOMEM;
 	for (uint32_t i = 1; i < img->shnum; i++) {
 		Elf64_Shdr sh;
 
-		fgk_shdr(img, i, &sh);
-		if (!fgk_is_function(c, &sh))
+		if (!(c->kind[i] & FGK_KIND_FUNCTION))
 			continue;
+		fgk_shdr(img, i, &sh);
 		err = fgk_add_function(c, k, i, &sh);
 		if (err != LDR_OK)
 			return err;
 		key[k] = sh.sh_addr;
 		idx[k] = k;
+		in_order &= k == 0 || key[k - 1] <= key[k];
 		k++;
 	}
-	fgk_sort(key, idx, key + n, idx + n, n);
-	for (uint32_t j = 0; j < n; j++)
-		sorted[j] = c->sec[idx[j]];
-	memcpy(c->sec, sorted, (size_t)n * sizeof(*sorted));
+	/* ld writes them in address order: then there is nothing to sort */
+	if (!in_order) {
+		fgk_sort(key, idx, key + n, idx + n, n, idx + 2 * (uint64_t)n);
+		for (uint32_t j = 0; j < n; j++)
+			sorted[j] = c->sec[idx[j]];
+		memcpy(c->sec, sorted, (size_t)n * sizeof(*sorted));
+	}
 	/* the scratch arrays were the last three allocations */
 	fgk_free_last(c);
 	fgk_free_last(c);
@@ -351,8 +397,10 @@ static enum ldr_err fgk_room(struct fgk_ctx *c)
 	for (uint32_t i = 1; i < img->shnum; i++) {
 		Elf64_Shdr sh;
 
+		if (c->kind[i] != FGK_KIND_ALLOC)
+			continue;
 		fgk_shdr(img, i, &sh);
-		if (!(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0 || fgk_is_function(c, &sh))
+		if (sh.sh_size == 0)
 			continue;
 		/* TLS templates have addresses that overlay other sections */
 		if ((sh.sh_flags & SHF_TLS) && sh.sh_type == SHT_NOBITS)
@@ -403,23 +451,13 @@ static enum ldr_err fgk_tables(struct fgk_ctx *c)
 	for (uint32_t t = 0; t < c->req->ntables; t++) {
 		const struct kaslr_fgk_table *tb = &c->req->table[t];
 		Elf64_Shdr found = { 0 };
-		unsigned hits = 0;
 
 		c->rep->bad_table = (int32_t)t;
-		for (uint32_t i = 1; i < img->shnum; i++) {
-			Elf64_Shdr sh;
-			const char *name;
-
-			fgk_shdr(img, i, &sh);
-			name = fgk_name(c, sh.sh_name);
-			if (name && strcmp(name, tb->name) == 0) {
-				found = sh;
-				hits++;
-			}
-		}
-		if (hits != 1 || !(found.sh_flags & SHF_ALLOC) || found.sh_type == SHT_NOBITS ||
+		if (c->tab_hits[t] == 1)
+			fgk_shdr(img, c->tab_idx[t], &found);
+		if (c->tab_hits[t] != 1 || !(found.sh_flags & SHF_ALLOC) || found.sh_type == SHT_NOBITS ||
 		    found.sh_size % tb->entsize || found.sh_size / tb->entsize > UINT32_MAX ||
-		    fgk_file_seg(img, found.sh_addr, found.sh_size) < 0 ||
+		    elf_seg_of(img, found.sh_addr, found.sh_size) < 0 ||
 		    fgk_overlap(found.sh_addr, found.sh_size, c->lo, c->limit - c->lo))
 			return LDR_E_FGK_TABLE;
 		c->tab_addr[t] = found.sh_addr;
@@ -441,7 +479,9 @@ static enum ldr_err fgk_scan(struct fgk_ctx *c)
 		return LDR_E_FGK_NOT_SECTIONS;
 	if (!fgk_find_names(c))
 		return LDR_E_FGK_NO_FUNCTIONS;
-	err = fgk_functions(c);
+	err = fgk_classify(c);
+	if (err == LDR_OK)
+		err = fgk_functions(c);
 	if (err != LDR_OK)
 		return err;
 	c->n = c->rep->functions;
@@ -544,19 +584,13 @@ static enum ldr_err fgk_shuffle(uint32_t *order, uint32_t n, fgk_draw_fn draw, v
 	return LDR_OK;
 }
 
-/* The map's entry of every section: SHF_ALLOC from its header. */
+/* The map's entry of every section: SHF_ALLOC, from fgk_classify(). */
 static void fgk_map_init(const struct fgk_ctx *c, struct reloc_sec *map)
 {
-	const struct elf_image *img = c->img;
-
-	memset(map, 0, (size_t)img->shnum * sizeof(*map));
-	for (uint32_t i = 1; i < img->shnum; i++) {
-		Elf64_Shdr sh;
-
-		fgk_shdr(img, i, &sh);
-		if (sh.sh_flags & SHF_ALLOC)
+	memset(map, 0, (size_t)c->img->shnum * sizeof(*map));
+	for (uint32_t i = 1; i < c->img->shnum; i++)
+		if (c->kind[i] & FGK_KIND_ALLOC)
 			map[i].flags = RELOC_SEC_ALLOC;
-	}
 }
 
 /*
@@ -688,7 +722,7 @@ static enum ldr_err fgk_sort_table(struct fgk_ctx *c, uint32_t t, uint8_t *dest,
 	enum ldr_err err = LDR_OK;
 
 	key = fgk_alloc_array(c, 2 * n, sizeof(*key));
-	idx = fgk_alloc_array(c, 2 * n, sizeof(*idx));
+	idx = fgk_alloc_array(c, 2 * n + FGK_RADIX, sizeof(*idx));
 	copy = fgk_alloc(c, size);
 	if (!key || !idx || !copy)
 		return LDR_E_NOMEM;
@@ -704,7 +738,7 @@ static enum ldr_err fgk_sort_table(struct fgk_ctx *c, uint32_t t, uint8_t *dest,
 		}
 		idx[i] = (uint32_t)i;
 	}
-	fgk_sort(key, idx, key + n, idx + n, n);
+	fgk_sort(key, idx, key + n, idx + n, n, idx + 2 * n);
 	memcpy(copy, base, (size_t)size);
 	for (uint64_t k = 0; k < n && err == LDR_OK; k++) {
 		uint8_t *e = base + k * es;

@@ -52,30 +52,6 @@
 #define FGK_GOAL_MS  50.0
 #define FGK_NEW_BASE (FB_V + 74 * MIB)
 
-/* A bump allocator over one pre-touched block; free is a no-op. */
-struct arena {
-	uint8_t *base;
-	uint64_t size, used;
-};
-
-static void *arena_alloc(void *ctx, uint64_t size)
-{
-	struct arena *a = ctx;
-	uint64_t start = ldr_align_up(a->used, 64);
-
-	if (start > a->size || a->size - start < size)
-		return NULL;
-	a->used = start + size;
-	return a->base + start;
-}
-
-static void arena_free(void *ctx, void *p, uint64_t size)
-{
-	(void)ctx;
-	(void)p;
-	(void)size;
-}
-
 /* drbg_below(), the ranges fgk_apply() asked for logged (for OP_DRAWS) */
 struct draws {
 	struct drbg d;
@@ -274,18 +250,10 @@ out:
 
 int main(int argc, char **argv)
 {
-	int samples = 11, bad = 0;
+	int samples = 11;
 	double min_ms = 50;
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
-			samples = atoi(argv[++i]);
-		else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
-			min_ms = atof(argv[++i]);
-		else
-			bad = 1;
-	}
-	if (bad || samples < 1 || samples > BENCH_MAX_SAMPLES) {
+	if (bench_options(argc, argv, &samples, &min_ms) != argc) {
 		fprintf(stderr, "usage: bench_fgkaslr [-n SAMPLES(1..%d)] [-m MIN_MS]\n",
 			BENCH_MAX_SAMPLES);
 		return 2;

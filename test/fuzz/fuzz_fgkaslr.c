@@ -12,9 +12,10 @@
  *     chosen by the input.  Without edits and with relocations the builder
  *     resolved in range, the result must match fb_oracle() exactly.
  *
- * Either way the image is loaded into a buffer with poisoned bytes on
- * both sides, the draws come from the input, and: every allocation is
- * given back, the report is consistent, the entry stays in the image.
+ * Either way the image is loaded into a heap buffer of exactly its size
+ * (ASan guards both sides), the draws come from the input, and: every
+ * allocation is given back, the report is consistent, the entry stays in
+ * the image.
  */
 #include <elf.h>
 #include <stdint.h>
@@ -28,18 +29,7 @@
 #include "fgkaslr.h"
 #include "../unit/fgk_build.h"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#include <sanitizer/asan_interface.h>
-#endif
-#endif
-#ifndef ASAN_POISON_MEMORY_REGION
-#define ASAN_POISON_MEMORY_REGION(a, n) ((void)(a), (void)(n))
-#define ASAN_UNPOISON_MEMORY_REGION(a, n) ((void)(a), (void)(n))
-#endif
-
 #define FZ_MAX_LOAD (16 * MIB)
-#define FZ_GUARD    4096
 
 /* the input as a stream of small numbers; zeros once it runs out */
 struct fz_in {
@@ -101,20 +91,6 @@ static enum ldr_err fz_draw(void *ctx, uint64_t n, uint64_t *ret)
 	return err;
 }
 
-static uint8_t *fz_dest(uint64_t size)
-{
-	static uint8_t *arena;
-
-	if (!arena) {
-		arena = aligned_alloc(4096, FZ_MAX_LOAD + 2 * FZ_GUARD);
-		if (!arena)
-			abort();
-	}
-	ASAN_POISON_MEMORY_REGION(arena, FZ_MAX_LOAD + 2 * FZ_GUARD);
-	ASAN_UNPOISON_MEMORY_REGION(arena + FZ_GUARD, size);
-	return arena + FZ_GUARD;
-}
-
 /*
  * Shuffle file[0, size).  With b (a recipe that was not damaged), the
  * result must be what the oracle says.  Returns nothing: failures abort.
@@ -147,9 +123,10 @@ static void fz_run(const uint8_t *file, size_t size, struct fz_in *in, const str
 	z.bad_at = (uint32_t)fz_u(in, 1) % 64;     /* 0: never */
 	z.bad_kind = (uint8_t)fz_u(in, 1);
 	base = img.link_vbase + ((fz_u(in, 1) % 5) - 2) * 2 * MIB;
+	/* exactly the image's size: ASan reports a byte written on either side */
 	dsize = img.load_size;
-	dest = fz_dest(dsize);
-	if (elf_load(&img, dest, dsize) != LDR_OK)
+	dest = malloc(dsize);
+	if (!dest || elf_load(&img, dest, dsize) != LDR_OK)
 		abort();
 	err = fgk_apply(&img, &req, dest, dsize, base, fz_draw, &z, &a, &rep);
 	if (fz_blocks != 0)
@@ -175,6 +152,7 @@ static void fz_run(const uint8_t *file, size_t size, struct fz_in *in, const str
 	}
 	free(z.log);
 	free(z.range);
+	free(dest);
 }
 
 /* A relocation type: the ones the loader applies, and a few it refuses. */

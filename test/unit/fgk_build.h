@@ -605,23 +605,19 @@ static inline void fb_finish(struct fb *b)
 /* ------------------------------------------------------------- oracle */
 
 /*
- * New link addresses of the functions after the draws (range[d], value[d]),
- * d < ndraws: Fisher-Yates replayed from position n-1 down, each draw read
- * as a mixed-radix numeral whose digits are the j of consecutive positions
+ * The order of n sections after the draws (range[d], value[d]), d <
+ * ndraws: Fisher-Yates replayed from position n-1 down, each draw read as
+ * a mixed-radix numeral whose digits are the j of consecutive positions
  * (j_i = J mod (i+1), then J / (i+1) for the next), its range exactly the
- * product of theirs; then the functions laid out one after the other at
- * their alignments from the first one's address.  Returns 0 when the draws
- * do not decode into exactly n-1 positions.
+ * product of theirs.  order[k] is the section placed k-th.  Returns 0
+ * when the draws do not decode into exactly n-1 positions.
  */
-static inline int fb_oracle_layout(const struct fb *b, const uint64_t *range, const uint64_t *value,
-				   uint32_t ndraws, uint64_t *newaddr)
+static inline int fb_replay(uint32_t n, const uint64_t *range, const uint64_t *value,
+			    uint32_t ndraws, uint32_t *order)
 {
-	uint32_t n = b->nfunc, *order = malloc(n * sizeof(*order)), i = n - 1;
-	uint64_t cur = b->area[FB_A_FUNC0].addr;
+	uint32_t i = n - 1;
 	int ok = 1;
 
-	if (!order)
-		abort();
 	for (uint32_t k = 0; k < n; k++)
 		order[k] = k;
 	for (uint32_t d = 0; d < ndraws && ok; d++) {
@@ -630,7 +626,8 @@ static inline int fb_oracle_layout(const struct fb *b, const uint64_t *range, co
 		if (J >= rem)
 			ok = 0;
 		while (ok && rem > 1) {
-			uint64_t j, t;
+			uint64_t j;
+			uint32_t t;
 
 			if (i == 0 || rem % ((uint64_t)i + 1)) {
 				ok = 0;
@@ -641,12 +638,28 @@ static inline int fb_oracle_layout(const struct fb *b, const uint64_t *range, co
 			rem /= (uint64_t)i + 1;
 			t = order[i];
 			order[i] = order[j];
-			order[j] = (uint32_t)t;
+			order[j] = t;
 			i--;
 		}
 	}
-	if (i != 0)
-		ok = 0;
+	return ok && i == 0;
+}
+
+/*
+ * New link addresses of the functions after the draws: fb_replay(), then
+ * the functions laid out one after the other at their alignments from the
+ * first one's address.  Returns what fb_replay() returned.
+ */
+static inline int fb_oracle_layout(const struct fb *b, const uint64_t *range, const uint64_t *value,
+				   uint32_t ndraws, uint64_t *newaddr)
+{
+	uint32_t n = b->nfunc, *order = malloc(n * sizeof(*order));
+	uint64_t cur = b->area[FB_A_FUNC0].addr;
+	int ok;
+
+	if (!order)
+		abort();
+	ok = fb_replay(n, range, value, ndraws, order);
 	for (uint32_t k = 0; k < n; k++) {
 		const struct fb_area *f = &b->area[FB_A_FUNC0 + order[k]];
 

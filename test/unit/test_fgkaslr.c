@@ -19,6 +19,7 @@
 #include "entropy.h"
 #include "fgkaslr.h"
 #include "reloc.h"
+#include "elf_build.h"
 #include "fgk_build.h"
 #include "test.h"
 
@@ -799,71 +800,19 @@ TEST(test_refusals)
 
 	/* ET_DYN asking for it */
 	{
-		static uint8_t pie[0x3000];
-		Elf64_Ehdr eh = { 0 };
-		Elf64_Phdr ph[2] = { { 0 } };
+		static struct eb pie;
 		struct elf_image img;
 		struct fgk_report rep;
 		struct kaslr_fgk_request req = { 0 };
 		struct tally t = { 0 };
 		struct fgk_alloc a = { t_alloc, t_free, &t };
 
-		memcpy(eh.e_ident, ELFMAG, SELFMAG);
-		eh.e_ident[EI_CLASS] = ELFCLASS64;
-		eh.e_ident[EI_DATA] = ELFDATA2LSB;
-		eh.e_ident[EI_VERSION] = EV_CURRENT;
-		eh.e_type = ET_DYN;
-		eh.e_machine = EM_X86_64;
-		eh.e_version = EV_CURRENT;
-		eh.e_entry = 0x100;
-		eh.e_phoff = sizeof(eh);
-		eh.e_ehsize = sizeof(eh);
-		eh.e_phentsize = sizeof(Elf64_Phdr);
-		eh.e_phnum = 2;
-		ph[0] = (Elf64_Phdr){ PT_LOAD, PF_R | PF_X, 0, 0, 0, 0x3000, 0x3000, 0x1000 };
-		ph[1] = (Elf64_Phdr){ PT_DYNAMIC, PF_R, 0x2000, 0x2000, 0x2000, 16, 16, 8 };
-		memcpy(pie, &eh, sizeof(eh));
-		memcpy(pie + sizeof(eh), ph, sizeof(ph));
-		CHECK(elf_parse(pie, sizeof(pie), NULL, &img) == LDR_OK, "a minimal PIE parses");
+		eb_pie(&pie);
+		eb_write(&pie);
+		CHECK(elf_parse(pie.buf, pie.size, NULL, &img) == LDR_OK, "the PIE parses");
 		CHECK(fgk_check(&img, &req, &a, &rep) == LDR_E_FGK_NOT_SECTIONS, "PIE refused");
 		CHECK(t.blocks == 0, "nothing leaked");
 	}
-}
-
-/* elf_parse() and the escape through section 0: the count must be one
- * that needs it and fit the file (what the change to src/elf.c allows) */
-TEST(test_extended_numbering_malformed)
-{
-	struct fb b;
-	struct elf_image img;
-	Elf64_Ehdr eh;
-	Elf64_Shdr *sh0;
-	uint64_t count;
-
-	base_kernel(&b);
-	fb_finish(&b);
-	memcpy(&eh, b.buf, sizeof(eh));
-	count = eh.e_shnum;
-	sh0 = (Elf64_Shdr *)(b.buf + eh.e_shoff);
-	eh.e_shnum = 0;
-	memcpy(b.buf, &eh, sizeof(eh));
-	/* no sections: the headers and everything after the segments are
-	 * then bytes past the ELF image, refused as a broken Linux table */
-	CHECK(elf_parse(b.buf, b.size, NULL, &img) == LDR_E_LINUX_RELOCS,
-	      "e_shnum 0 and section 0's size 0: no sections");
-	sh0->sh_size = count;
-	CHECK(elf_parse(b.buf, b.size, NULL, &img) == LDR_E_SHDRS_OUTSIDE,
-	      "a count below 0xff00 does not take the escape");
-	sh0->sh_size = 1ULL << 40;
-	CHECK(elf_parse(b.buf, b.size, NULL, &img) == LDR_E_SHDRS_OUTSIDE, "a count past the file");
-	sh0->sh_size = 0xff00;
-	CHECK(elf_parse(b.buf, b.size, NULL, &img) == LDR_E_SHDRS_OUTSIDE,
-	      "a table running past the file");
-	eh.e_shoff = b.size - 8;
-	memcpy(b.buf, &eh, sizeof(eh));
-	CHECK(elf_parse(b.buf, b.size, NULL, &img) == LDR_E_SHDRS_OUTSIDE,
-	      "section 0 itself past the file");
-	fb_free(&b);
 }
 
 /* fgk_check() sees what fgk_apply() would refuse, and frees its memory. */
@@ -992,24 +941,7 @@ TEST(test_payload)
 		for (uint32_t k = 1; k < n; k++)
 			CHECK(sh[which[k]].sh_addr > sh[which[k - 1]].sh_addr, "sections by address");
 		order = malloc(n * sizeof(*order));
-		for (uint32_t i = 0; i < n; i++)
-			order[i] = i;
-		/* each draw: the j of consecutive positions as mixed-radix digits */
-		for (uint32_t d = 0, i = n - 1; d < r.log.n; d++) {
-			uint64_t rem = r.log.range[d], J = r.log.j[d];
-
-			while (rem > 1 && i > 0) {
-				uint64_t j = J % (i + 1ULL);
-				uint32_t t = order[i];
-
-				CHECK(rem % (i + 1ULL) == 0, "draw %u covers whole positions", d);
-				J /= i + 1ULL;
-				rem /= i + 1ULL;
-				order[i] = order[j];
-				order[j] = t;
-				i--;
-			}
-		}
+		CHECK(fb_replay(n, r.log.range, r.log.j, r.log.n, order), "the draws decode");
 		for (uint32_t k = 0; k < n; k++) {
 			const Elf64_Shdr *s = &sh[which[order[k]]];
 			uint64_t al = s->sh_addralign ? s->sh_addralign : 1;
