@@ -30,6 +30,8 @@ struct fgk_mem {
 	uint64_t size;
 };
 
+/* allocations alive at once: kinds, sections, order, map, symbol cache,
+ * and three for a table's sort (or one for the move) */
 #define FGK_MAX_MEM 8
 
 struct fgk_ctx {
@@ -204,36 +206,29 @@ static void fgk_shdr(const struct elf_image *img, uint32_t i, Elf64_Shdr *sh)
 	memcpy(sh, img->file + img->shoff + (uint64_t)i * sizeof(*sh), sizeof(*sh));
 }
 
-/* Section name sh_name as a NUL-terminated string inside the names table,
- * or NULL. */
-static const char *fgk_name(const struct fgk_ctx *c, uint32_t sh_name)
+/*
+ * Whether section name sh_name starts with the len bytes of s inside the
+ * names table.  Only those bytes are read: a name is never scanned for its
+ * end (tens of thousands of them in a table that need not hold a NUL).
+ */
+static int fgk_name_starts(const struct fgk_ctx *c, uint32_t sh_name, const char *s, uint64_t len)
 {
-	const char *s = (const char *)c->img->file + c->str_off;
-
-	for (uint64_t i = sh_name; i < c->str_size; i++)
-		if (s[i] == 0)
-			return s + sh_name;
-	return NULL;
+	return ldr_in_bounds(sh_name, len, c->str_size) &&
+	       memcmp(c->img->file + c->str_off + sh_name, s, (size_t)len) == 0;
 }
 
-static int fgk_has_prefix(const char *s, const char *prefix)
-{
-	while (*prefix)
-		if (*s++ != *prefix++)
-			return 0;
-	return 1;
-}
-
-/* Whether section sh is one of the function sections that move. */
+/* Whether section sh is one of the function sections that move: named
+ * ".text." and at least one more character. */
 static int fgk_is_function(const struct fgk_ctx *c, const Elf64_Shdr *sh)
 {
-	const char *name;
+	const uint64_t plen = sizeof(FGK_TEXT_PREFIX) - 1;
 
 	if (sh->sh_type != SHT_PROGBITS || sh->sh_size == 0 ||
 	    (sh->sh_flags & (SHF_ALLOC | SHF_EXECINSTR | SHF_WRITE)) != (SHF_ALLOC | SHF_EXECINSTR))
 		return 0;
-	name = fgk_name(c, sh->sh_name);
-	return name && fgk_has_prefix(name, FGK_TEXT_PREFIX) && name[sizeof(FGK_TEXT_PREFIX) - 1];
+	return fgk_name_starts(c, sh->sh_name, FGK_TEXT_PREFIX, plen) &&
+	       ldr_in_bounds(sh->sh_name, plen + 1, c->str_size) &&
+	       c->img->file[c->str_off + sh->sh_name + plen] != 0;
 }
 
 /* The section names table (e_shstrndx, or section 0's sh_link when
@@ -301,7 +296,6 @@ static enum ldr_err fgk_classify(struct fgk_ctx *c)
 	memset(c->kind, 0, img->shnum);
 	for (uint32_t i = 1; i < img->shnum; i++) {
 		Elf64_Shdr sh;
-		const char *name;
 
 		fgk_shdr(img, i, &sh);
 		if (sh.sh_flags & SHF_ALLOC)
@@ -310,10 +304,11 @@ static enum ldr_err fgk_classify(struct fgk_ctx *c)
 			c->kind[i] |= FGK_KIND_FUNCTION;
 			n++;
 		}
-		if (c->req->ntables == 0 || !(name = fgk_name(c, sh.sh_name)))
-			continue;
+		/* a table's name, its NUL included (elf_note_fgkaslr() checked
+		 * that it has one within KASLR_FGK_NAME_MAX) */
 		for (uint32_t t = 0; t < c->req->ntables; t++)
-			if (strcmp(name, c->req->table[t].name) == 0) {
+			if (fgk_name_starts(c, sh.sh_name, c->req->table[t].name,
+					    strlen(c->req->table[t].name) + 1)) {
 				c->tab_idx[t] = i;
 				c->tab_hits[t]++;
 			}
@@ -774,7 +769,7 @@ enum ldr_err fgk_apply(const struct elf_image *img, const struct kaslr_fgk_reque
 		       struct fgk_report *rep)
 {
 	struct fgk_ctx c;
-	struct reloc_map map;
+	struct reloc_map map = { 0 };
 	struct reloc_sec *secmap;
 	uint64_t *symcache, nsym, end;
 	uint32_t *order;
