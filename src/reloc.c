@@ -14,16 +14,23 @@
 #include "reloc.h"
 #include "linux_reloc.h"
 
+/* symbol tables with extended section numbers looked at (a kernel has one) */
+#define RELOC_MAX_XNDX 4
+
 struct reloc_ctx {
 	const struct elf_image *img;
 	uint8_t *dest;
 	uint64_t delta;
 	struct reloc_report *rep;
 	const struct reloc_map *map;  /* NULL: no section moves on its own */
-	/* SHT_SYMTAB_SHNDX of the symbol table last looked up (extended
-	 * section numbers); found once per symbol table, not per symbol */
-	uint32_t xndx_symtab;         /* 0: not looked up yet */
-	uint64_t xndx_off, xndx_count;
+	/* the SHT_SYMTAB_SHNDX sections (extended section numbers), found
+	 * in one pass the first time a symbol needs one */
+	int xndx_scanned;
+	unsigned nxndx;
+	struct {
+		uint32_t symtab;
+		uint64_t off, count;
+	} xndx[RELOC_MAX_XNDX];
 	/* map->symcache for the symbol table cache_symtab (the first one
 	 * used): per symbol, once resolved, RELOC_CACHE_* bits and its
 	 * section's displacement in the high 32 bits */
@@ -231,29 +238,26 @@ static const struct reloc_sec *reloc_map_sec(const struct reloc_ctx *c, uint32_t
 }
 
 /*
- * The SHT_SYMTAB_SHNDX section that extends symbol table symtab, if any:
- * *off and *count (entries, bounded by the file) in c, looked up once.
+ * Find the SHT_SYMTAB_SHNDX sections (at most RELOC_MAX_XNDX, in bounds):
+ * one pass over the section headers, the first time one is needed, so
+ * that no file can make every symbol lookup walk the whole table.
  */
-static void reloc_find_xndx(struct reloc_ctx *c, uint32_t symtab)
+static void reloc_scan_xndx(struct reloc_ctx *c)
 {
 	const struct elf_image *img = c->img;
 
-	if (c->xndx_symtab == symtab)
-		return;
-	c->xndx_symtab = symtab;
-	c->xndx_off = 0;
-	c->xndx_count = 0;
-	for (uint32_t i = 1; i < img->shnum; i++) {
+	c->xndx_scanned = 1;
+	for (uint32_t i = 1; i < img->shnum && c->nxndx < RELOC_MAX_XNDX; i++) {
 		Elf64_Shdr sh;
 
 		reloc_shdr(img, i, &sh);
-		if (sh.sh_type != SHT_SYMTAB_SHNDX || sh.sh_link != symtab)
+		if (sh.sh_type != SHT_SYMTAB_SHNDX ||
+		    !ldr_in_bounds(sh.sh_offset, sh.sh_size, img->file_size))
 			continue;
-		if (ldr_in_bounds(sh.sh_offset, sh.sh_size, img->file_size)) {
-			c->xndx_off = sh.sh_offset;
-			c->xndx_count = sh.sh_size / sizeof(uint32_t);
-		}
-		return;
+		c->xndx[c->nxndx].symtab = sh.sh_link;
+		c->xndx[c->nxndx].off = sh.sh_offset;
+		c->xndx[c->nxndx].count = sh.sh_size / sizeof(uint32_t);
+		c->nxndx++;
 	}
 }
 
@@ -273,10 +277,15 @@ static enum ldr_err reloc_sym_section(struct reloc_ctx *c, uint32_t symtab, uint
 		return LDR_OK;
 	}
 	if (sec == SHN_XINDEX) {
-		reloc_find_xndx(c, symtab);
-		if (sym >= c->xndx_count)
+		unsigned k = 0;
+
+		if (!c->xndx_scanned)
+			reloc_scan_xndx(c);
+		while (k < c->nxndx && c->xndx[k].symtab != symtab)
+			k++;
+		if (k == c->nxndx || sym >= c->xndx[k].count)
 			return LDR_E_RELOC_SYMBOL;
-		memcpy(&sec, c->img->file + c->xndx_off + (uint64_t)sym * sizeof(sec), sizeof(sec));
+		memcpy(&sec, c->img->file + c->xndx[k].off + (uint64_t)sym * sizeof(sec), sizeof(sec));
 	} else if (sec >= SHN_LORESERVE) {
 		return LDR_E_RELOC_SYMBOL;
 	}

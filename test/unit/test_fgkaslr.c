@@ -278,6 +278,15 @@ static void random_kernel(struct fb *b, uint32_t n, int sorted_tables)
 	fb_finish(b);
 }
 
+/* Section header i of b's serialised file. */
+static Elf64_Shdr *shdr(struct fb *b, uint32_t i)
+{
+	Elf64_Ehdr eh;
+
+	memcpy(&eh, b->buf, sizeof(eh));
+	return (Elf64_Shdr *)(b->buf + eh.e_shoff + (uint64_t)i * sizeof(Elf64_Shdr));
+}
+
 /* -------------------------------------------------------------- tests */
 
 static const uint64_t bases[] = {
@@ -486,6 +495,13 @@ TEST(test_extended_numbering)
 	CHECK(r.rep.functions == n, "every function found");
 	CHECK(oracle_check(&b, &r, FB_V + 2 * MIB, "extended numbering") == 0, "oracle");
 	run_done(&r);
+	/* without its .symtab_shndx, a symbol of a section past 0xff00 is
+	 * unresolvable: refused when a relocation uses it */
+	for (uint32_t i = 1; i < b.shnum; i++)
+		if (shdr(&b, i)->sh_type == SHT_SYMTAB_SHNDX)
+			shdr(&b, i)->sh_type = SHT_PROGBITS;
+	CHECK(run_fgk(b.buf, b.size, FB_V, 11, &r) == LDR_E_RELOC_SYMBOL, "no .symtab_shndx");
+	run_done(&r);
 	fb_free(&b);
 }
 
@@ -522,13 +538,6 @@ static void tight_kernel(struct fb *b, uint64_t reserve)
 	fb_finish(b);
 }
 
-static Elf64_Shdr *shdr(struct fb *b, uint32_t i)
-{
-	Elf64_Ehdr eh;
-
-	memcpy(&eh, b->buf, sizeof(eh));
-	return (Elf64_Shdr *)(b->buf + eh.e_shoff + (uint64_t)i * sizeof(Elf64_Shdr));
-}
 
 static enum ldr_err try(struct fb *b, uint64_t base, struct run *r)
 {
