@@ -107,7 +107,7 @@ struct elf_image {
 	int has_dynamic;
 	struct elf_dyn_info dyn;
 	uint64_t shoff;            /* section headers (validated), or 0 */
-	uint16_t shnum;
+	uint32_t shnum;            /* e_shnum, or section 0's sh_size (>= 0xff00) */
 	unsigned n_rela_sections;  /* SHT_RELA sections that will be applied */
 	uint64_t elf_end;          /* end of the last thing the headers describe */
 	struct elf_linux_relocs linux_relocs;
@@ -187,5 +187,9 @@ enum ldr_err elf_load(const struct elf_image *img, void *dest,
  */
 int elf_vaddr_to_file(const struct elf_image *img, uint64_t vaddr,
 		      uint64_t size, uint64_t *ret_off);
+
+/* Index into img->seg of the PT_LOAD whose file-backed bytes hold all of
+ * [vaddr, vaddr + size), or -1. */
+int elf_seg_of(const struct elf_image *img, uint64_t vaddr, uint64_t size);
 
 #endif

@@ -22,6 +22,7 @@
 #define LDR_HINT_BZIMAGE "kernel= must name an x86-64 Linux bzImage (boot protocol 2.12 or later, relocatable)"
 #define LDR_HINT_OPTIONS "see README, Options"
 #define LDR_HINT_MEMORY  "give the machine more memory or lower kaslr.min="
+#define LDR_HINT_FGK     "link with -ffunction-sections --emit-relocs, .text.* left out of the linker script (include/PROTOCOL.md, function-granular KASLR)"
 
 /*
  * Every error the core can return, one row each, and the only list of them:
@@ -95,6 +96,12 @@
 	X(LDR_E_BZIMAGE_FORMAT, LOAD_ERROR, "bzImage payload is not in a known compressed format", LDR_HINT_BZIMAGE) \
 	X(LDR_E_BZIMAGE_SIZE, LOAD_ERROR, "bzImage records an implausible decompressed size", LDR_HINT_BZIMAGE) \
 	X(LDR_E_BZIMAGE_SIZE_MISMATCH, LOAD_ERROR, "bzImage payload decompressed to another size than it records", LDR_HINT_BZIMAGE) \
+	X(LDR_E_FGK_NOTE, LOAD_ERROR, "malformed function-granular KASLR note", LDR_HINT_FGK) \
+	X(LDR_E_FGK_NOT_SECTIONS, LOAD_ERROR, "function-granular KASLR needs an ET_EXEC linked with --emit-relocs", LDR_HINT_FGK) \
+	X(LDR_E_FGK_NO_FUNCTIONS, LOAD_ERROR, "kernel asks for function-granular KASLR but has fewer than two function sections", LDR_HINT_FGK) \
+	X(LDR_E_FGK_LAYOUT, LOAD_ERROR, "function sections are not one run of aligned code sections in one executable segment", LDR_HINT_FGK) \
+	X(LDR_E_FGK_ROOM, LOAD_ERROR, "no room after the function sections for the padding a shuffled order may need", LDR_HINT_FGK) \
+	X(LDR_E_FGK_TABLE, LOAD_ERROR, "a table named in the function-granular KASLR note is absent or malformed", LDR_HINT_FGK) \
 	X(LDR_E_MMAP_DESC_SIZE, LOAD_ERROR, "bad memory map descriptor size", NULL) \
 	X(LDR_E_MMAP_TOO_BIG, OUT_OF_RESOURCES, "memory map has too many entries", NULL) \
 	X(LDR_E_NO_SLOT, OUT_OF_RESOURCES, "no memory slot large enough for the kernel", LDR_HINT_MEMORY) \

@@ -56,4 +56,51 @@ enum ldr_err reloc_apply(const struct elf_image *img, void *dest,
  */
 uint64_t reloc_max_vend(const struct elf_image *img);
 
+/*
+ * Sections that move on their own inside the image (function-granular
+ * KASLR, fgkaslr.h), by section number, filled from the section headers;
+ * sections at or past nsec are read from their headers and stay.
+ */
+#define RELOC_SEC_ALLOC   1u   /* SHF_ALLOC: moves with the image */
+#define RELOC_SEC_MOVABLE 2u   /* may move on its own: its relocation
+				* places and symbols must lie inside it,
+				* whether or not this layout moved it */
+
+struct reloc_sec {
+	int64_t disp;             /* new link address minus old (0: stays) */
+	uint64_t addr, size;      /* link-time extent (for RELOC_SEC_MOVABLE) */
+	uint32_t flags;           /* RELOC_SEC_* */
+	uint32_t reserved;
+};
+
+struct reloc_map {
+	const struct reloc_sec *sec;
+	uint32_t nsec;
+	/* optional scratch (NULL/0: none): one slot per symbol of the symbol
+	 * table the relocations use, overwritten; each symbol is then looked
+	 * up once instead of once per relocation */
+	uint64_t *symcache;
+	uint64_t nsymcache;
+	/* 1: the movable sections' bytes are still where elf_load() put them
+	 * (the caller moves them afterwards); fields are written there, with
+	 * the values they need at their new places */
+	int places_unmoved;
+};
+
+/*
+ * reloc_apply() for an image whose movable sections were already copied to
+ * their new places in dest (loaded offset = link address + disp - link_vbase),
+ * or will be (map->places_unmoved): every --emit-relocs field is adjusted
+ * for its place's and its symbol's section's displacement as well as for
+ * new_vbase (see src/reloc.c).  map NULL is exactly reloc_apply().
+ * Errors: as reloc_apply(); LDR_E_INVAL also when map is given for an
+ * image that is not ELF_RELOC_SECTIONS or lacks its arrays;
+ * LDR_E_RELOC_TARGET for a place outside its movable target section;
+ * LDR_E_RELOC_SYMBOL for a symbol outside its movable section;
+ * LDR_E_RELOC_RANGE for a 32-bit result that does not fit.
+ */
+enum ldr_err reloc_apply_map(const struct elf_image *img, void *dest,
+			     uint64_t dest_size, uint64_t new_vbase,
+			     const struct reloc_map *map, struct reloc_report *report);
+
 #endif

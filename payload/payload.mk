@@ -16,6 +16,8 @@
 #   *.elf.xz         xz --check=crc32 --x86 --lzma2 copies (Linux's xz choices)
 #   *.elf.lz4        lz4 -l copies (the legacy format, as Linux's)
 #   *.elf.zst        zstd copies (checksum and content size, the tool's defaults)
+#   kernel-fgk.elf   kernel-high.elf plus 1200 generated functions, one
+#                    section each: function-granular KASLR (payload/fgk.mk)
 
 PAYLOAD_DIR  := $(BUILD)/payload
 PAYLOAD_VARIANTS := pie exec high small shared
@@ -127,5 +129,7 @@ $(PAYLOAD_DIR)/mkzlib: payload/mkzlib.c
 $(PAYLOAD_DIR)/%.elf.zlib: $(PAYLOAD_DIR)/%.elf $(PAYLOAD_DIR)/mkzlib
 	$(PAYLOAD_DIR)/mkzlib $< $@.tmp
 	mv $@.tmp $@
+
+include payload/fgk.mk
 
 payloads: $(PAYLOADS)

@@ -195,28 +195,42 @@ static void elf_read_shdr(const struct elf_image *img, unsigned i, Elf64_Shdr *s
 
 /*
  * Validate the section header table's place and extend elf_end over every
- * section with file bytes.  e_shnum == 0 means "no sections" (the
- * extended-count escape through section 0 is not supported: kernels have
- * far fewer than 0xff00 sections).  A section whose bytes would lie
- * outside the file pushes elf_end to the end of the file, so no trailing
- * Linux table can be mistaken inside it; such a section is only refused
- * if it is one we use (relocations, symbols).
+ * section with file bytes.  e_shnum == 0 with e_shoff == 0 means "no
+ * sections"; with e_shoff != 0 the count is section 0's sh_size (the gABI's
+ * extended numbering, which a kernel with one section per function needs:
+ * 40,000 functions and their relocation sections pass 0xff00).  A section
+ * whose bytes would lie outside the file pushes elf_end to the end of the
+ * file, so no trailing Linux table can be mistaken inside it; such a
+ * section is only refused if it is one we use (relocations, symbols).
  */
 static enum ldr_err elf_read_shdrs(const Elf64_Ehdr *eh, struct elf_image *img)
 {
-	uint64_t tbl;
+	uint64_t tbl, count = eh->e_shnum;
 
 	img->shoff = 0;
 	img->shnum = 0;
-	if (eh->e_shnum == 0)
+	if (eh->e_shnum == 0 && eh->e_shoff == 0)
 		return LDR_OK;
 	if (eh->e_shentsize != sizeof(Elf64_Shdr))
 		return LDR_E_BAD_SHENTSIZE;
-	tbl = (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr);
+	if (count == 0) {
+		Elf64_Shdr sh0;
+
+		if (!ldr_in_bounds(eh->e_shoff, sizeof(sh0), img->file_size))
+			return LDR_E_SHDRS_OUTSIDE;
+		memcpy(&sh0, img->file + eh->e_shoff, sizeof(sh0));
+		count = sh0.sh_size;
+		if (count == 0)
+			return LDR_OK;
+		/* the count must fit the file before it is multiplied */
+		if (count < SHN_LORESERVE || count > img->file_size / sizeof(Elf64_Shdr))
+			return LDR_E_SHDRS_OUTSIDE;
+	}
+	tbl = count * sizeof(Elf64_Shdr);
 	if (!ldr_in_bounds(eh->e_shoff, tbl, img->file_size))
 		return LDR_E_SHDRS_OUTSIDE;
 	img->shoff = eh->e_shoff;
-	img->shnum = eh->e_shnum;
+	img->shnum = (uint32_t)count;
 	if (eh->e_shoff + tbl > img->elf_end)
 		img->elf_end = eh->e_shoff + tbl;
 	for (unsigned i = 1; i < img->shnum; i++) {
@@ -308,7 +322,7 @@ static enum ldr_err elf_check_entry(struct elf_image *img)
 }
 
 /* Index of the PT_LOAD whose file bytes hold [vaddr, vaddr + size), or -1. */
-static int elf_seg_of(const struct elf_image *img, uint64_t vaddr, uint64_t size)
+int elf_seg_of(const struct elf_image *img, uint64_t vaddr, uint64_t size)
 {
 	for (unsigned i = 0; i < img->nseg; i++) {
 		const struct elf_segment *s = &img->seg[i];

@@ -115,3 +115,69 @@ enum ldr_err elf_note_vwindow(const struct elf_image *img, uint64_t *ret_start,
 	*ret_end = end;
 	return LDR_OK;
 }
+
+int elf_note_fgk_table_ok(const struct kaslr_fgk_table *t)
+{
+	uint32_t keysz;
+	unsigned len = 0;
+
+	while (len < KASLR_FGK_NAME_MAX && t->name[len])
+		len++;
+	if (len == 0 || len == KASLR_FGK_NAME_MAX)
+		return 0;
+	if (t->entsize == 0 || t->entsize > KASLR_FGK_MAX_ENTSIZE)
+		return 0;
+	if (t->key_kind == KASLR_FGK_KEY_ABS64)
+		keysz = 8;
+	else if (t->key_kind == KASLR_FGK_KEY_REL32)
+		keysz = 4;
+	else
+		return 0;
+	/* entsize <= KASLR_FGK_MAX_ENTSIZE: no sum below wraps */
+	if (t->key_off > t->entsize || t->entsize - t->key_off < keysz)
+		return 0;
+	if (t->key_kind == KASLR_FGK_KEY_REL32 &&
+	    (t->key_off % 4 || t->key_off / 4 >= 32 || !(t->rel_mask >> (t->key_off / 4) & 1)))
+		return 0;
+	for (unsigned w = 0; w < 32; w++)
+		if ((t->rel_mask >> w & 1) && 4 * w + 4 > t->entsize)
+			return 0;
+	return 1;
+}
+
+/* One 48-byte table record of the functions note, read and checked. */
+static int note_fgk_table(const uint8_t *p, struct kaslr_fgk_table *t)
+{
+	memcpy(t->name, p, KASLR_FGK_NAME_MAX);
+	t->entsize = note_rd32(p + KASLR_FGK_NAME_MAX);
+	t->key_off = note_rd32(p + KASLR_FGK_NAME_MAX + 4);
+	t->key_kind = note_rd32(p + KASLR_FGK_NAME_MAX + 8);
+	t->rel_mask = note_rd32(p + KASLR_FGK_NAME_MAX + 12);
+	return elf_note_fgk_table_ok(t);
+}
+
+enum ldr_err elf_note_fgkaslr(const struct elf_image *img, struct kaslr_fgk_request *ret)
+{
+	struct kaslr_fgk_request req;
+	uint64_t off, size;
+	enum ldr_err err;
+
+	err = elf_note_find(img, KASLR_NOTE_NAME, KASLR_NOTE_FUNCTIONS, &off, &size);
+	if (err == LDR_E_DYN_BAD)
+		return LDR_E_FGK_NOTE;
+	if (err != LDR_OK)
+		return err;
+	if (size < KASLR_FGK_HEADER || note_rd32(img->file + off) != KASLR_FGK_VERSION)
+		return LDR_E_FGK_NOTE;
+	memset(&req, 0, sizeof(req));
+	req.ntables = note_rd32(img->file + off + 4);
+	if (req.ntables > KASLR_FGK_MAX_TABLES ||
+	    size != KASLR_FGK_HEADER + (uint64_t)req.ntables * KASLR_FGK_RECORD)
+		return LDR_E_FGK_NOTE;
+	for (uint32_t i = 0; i < req.ntables; i++)
+		if (!note_fgk_table(img->file + off + KASLR_FGK_HEADER + i * KASLR_FGK_RECORD,
+				    &req.table[i]))
+			return LDR_E_FGK_NOTE;
+	*ret = req;
+	return LDR_OK;
+}

@@ -1,6 +1,7 @@
 /*
  * bench.h - what the host benchmark programs share: a monotonic clock,
- * the median of a run of samples, reading a whole file, and the one output
+ * the median of a run of samples, reading a whole file, a bump allocator,
+ * and the one output
  * format they all speak, CSV rows "section,item,metric,value" on stdout
  * (test/bench/run.sh collects them; render.awk turns them into tables).
  */
@@ -99,6 +100,58 @@ static inline uint8_t *bench_read_file(const char *path, uint64_t *ret_size)
 	fclose(f);
 	*ret_size = (uint64_t)sz;
 	return buf;
+}
+
+/*
+ * A bump allocator over one block the caller allocates and touches before
+ * timing (firmware memory never faults; first-touch page faults of the
+ * host would only add noise): free is a no-op, used = 0 rewinds, failed
+ * records an allocation that did not fit.  Page-aligned blocks.
+ */
+struct arena {
+	uint8_t *base;
+	uint64_t size, used;
+	int failed;
+};
+
+static inline void *arena_alloc(void *ctx, uint64_t size)
+{
+	struct arena *a = ctx;
+	uint64_t start = (a->used + 4095) & ~4095ULL;
+
+	if (start > a->size || a->size - start < size) {
+		a->failed = 1;
+		return NULL;
+	}
+	a->used = start + size;
+	return a->base + start;
+}
+
+static inline void arena_free(void *ctx, void *p, uint64_t size)
+{
+	(void)ctx;
+	(void)p;
+	(void)size;
+}
+
+/*
+ * The options every host benchmark takes, leading its arguments:
+ * -n SAMPLES (1..BENCH_MAX_SAMPLES) and -m MIN_MS.  Returns the index of
+ * the first other argument, or -1 for an unusable option.
+ */
+static inline int bench_options(int argc, char **argv, int *samples, double *min_ms)
+{
+	int i = 1;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
+			*samples = atoi(argv[++i]);
+		else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
+			*min_ms = atof(argv[++i]);
+		else
+			return -1;
+	}
+	return *samples < 1 || *samples > BENCH_MAX_SAMPLES ? -1 : i;
 }
 
 /* The file name without its directories. */

@@ -11,7 +11,7 @@ BENCH_DIR   := $(BUILD)/bench
 BENCH_CFLAGS := $(HOST_BASE_CFLAGS) -O2 -DNDEBUG $(TEST_INC)
 BENCH_OBJ   := $(patsubst src/%.c,$(BENCH_DIR)/obj/%.o,$(CORE_SRC))
 BENCH_PROGS := $(BENCH_DIR)/bench_pipeline $(BENCH_DIR)/bench_entropy \
-               $(BENCH_DIR)/bench_plot
+               $(BENCH_DIR)/bench_plot $(BENCH_DIR)/bench_fgkaslr
 DEPS        += $(BENCH_OBJ:.o=.d) \
                $(patsubst $(BENCH_DIR)/%,$(BENCH_DIR)/main/%.d,$(BENCH_PROGS))
 
@@ -25,6 +25,9 @@ $(BENCH_DIR)/main/%.o: test/bench/%.c
 
 $(BENCH_DIR)/bench_%: $(BENCH_DIR)/main/bench_%.o $(BENCH_OBJ)
 	$(HOSTCC) $(BENCH_CFLAGS) $< $(BENCH_OBJ) $(HOST_LDLIBS) -o $@
+
+# the synthetic kernels come from the unit tests' builder
+$(BENCH_DIR)/bench_fgkaslr: test/unit/fgk_build.h
 
 .PHONY: bench bench-build
 bench-build: $(BENCH_PROGS)

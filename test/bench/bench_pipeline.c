@@ -68,33 +68,6 @@ static const char *const step_names[ST_COUNT] = {
 	"decompress ms", "parse ms", "load ms", "reloc ms", "pagetable ms",
 };
 
-/* A bump allocator over one pre-touched block; free is a no-op, reset rewinds. */
-struct arena {
-	uint8_t *base;
-	uint64_t size, used;
-	int failed;
-};
-
-static void *arena_alloc(void *ctx, uint64_t size)
-{
-	struct arena *a = ctx;
-	uint64_t start = ldr_align_up(a->used, PAGE_SIZE);
-
-	if (start > a->size || a->size - start < size) {
-		a->failed = 1;
-		return NULL;
-	}
-	a->used = start + size;
-	return a->base + start;
-}
-
-static void arena_free(void *ctx, void *p, uint64_t size)
-{
-	(void)ctx;
-	(void)p;
-	(void)size;
-}
-
 static void *arena_page(void *ctx)
 {
 	void *p = arena_alloc(ctx, PAGE_SIZE);
@@ -619,18 +592,11 @@ static void bench_input(struct input *in, int samples, double min_s)
 
 int main(int argc, char **argv)
 {
-	int samples = 11, i = 1, bad = 0;
+	int samples = 11, i;
 	double min_ms = 20;
 
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "-n") == 0 && i + 1 < argc)
-			samples = atoi(argv[++i]);
-		else if (strcmp(argv[i], "-m") == 0 && i + 1 < argc)
-			min_ms = atof(argv[++i]);
-		else
-			bad = 1;
-	}
-	if (bad || i == argc || samples < 1 || samples > BENCH_MAX_SAMPLES) {
+	i = bench_options(argc, argv, &samples, &min_ms);
+	if (i < 0 || i == argc) {
 		fprintf(stderr, "usage: bench_pipeline [-n SAMPLES(1..%d)] [-m MIN_MS] NAME=FILE ...\n",
 			BENCH_MAX_SAMPLES);
 		return 2;

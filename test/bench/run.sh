@@ -35,7 +35,7 @@ tmp=$O/bench.csv.part
 csvf() { printf '%s' "$1" | tr ',"' ';;'; }
 row() { printf '%s,%s,%s,%s\n' "$1" "$(csvf "$2")" "$(csvf "$3")" "$(csvf "$4")" >>"$tmp"; }
 
-for prog in bench_pipeline bench_entropy bench_plot; do
+for prog in bench_pipeline bench_entropy bench_plot bench_fgkaslr; do
 	[ -x "$D/$prog" ] || { echo "run.sh: $D/$prog missing (make bench builds it)" >&2; exit 2; }
 done
 
@@ -103,6 +103,10 @@ if [ -n "$QUICK" ]; then
 		row pipeline "$item" "pipeline ms" "n/a (skipped: BENCH_QUICK)"
 	done
 fi
+
+# ---- function-granular KASLR on synthetic kernels of 1000 and 40000 functions
+echo "bench: function-granular KASLR ($samples samples)" >&2
+"$D/bench_fgkaslr" -n "$samples" -m "$min_ms" >>"$tmp" 2>>"$O/bench.err"
 
 # ---- entropy and uniformity on the captured maps
 echo "bench: entropy and uniformity" >&2

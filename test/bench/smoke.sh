@@ -46,7 +46,7 @@ check "csv-header" "first line is not the header" \
 check "csv-4-fields" "a row without exactly 4 fields" \
 	test "$(awk -F, 'NF != 4' "$csv" | wc -l)" -eq 0
 
-for s in machine pipeline pipeline-steps entropy-phys entropy-virt uniformity boot boot-steps linux-boot size; do
+for s in machine pipeline pipeline-steps fgkaslr entropy-phys entropy-virt uniformity boot boot-steps linux-boot size; do
 	check "section-$s" "no rows of section $s" grep -q "^$s," "$csv"
 done
 
@@ -68,6 +68,24 @@ for item in "vmlinux.gz (Linux)" "Debian generic bzImage (xz)" "Debian cloud bzI
 done
 s5=$(val pipeline-steps kernel-high.elf.gz "pagetable ms")
 check "pipeline-steps" "pagetable ms is '$s5'" is_num "$s5"
+
+# function-granular KASLR: both synthetic kernels, their exact sizes and
+# entropy, a time and a ratio against plain relocation of the same image
+for n in 1000 40000; do
+	it="$n functions"
+	f=$(val fgkaslr "$it" functions) e=$(val fgkaslr "$it" "entropy bits")
+	t=$(val fgkaslr "$it" "fgk ms") r=$(val fgkaslr "$it" "load+fgk / load+reloc")
+	if [ "$f" = "$n" ] && [ "$e" = 256.0 ] && is_num "$t" && is_num "$r"; then
+		ok "fgkaslr-$n"
+	else
+		bad "fgkaslr-$n" "functions=$f entropy=$e fgk ms=$t ratio=$r"
+	fi
+done
+check "fgkaslr-relocs" "40000 functions: $(val fgkaslr "40000 functions" relocations) relocations, want >= 500000" \
+	test "$(val fgkaslr "40000 functions" relocations)" -ge 500000
+# log2(1000!) = 8529.398...
+check "fgkaslr-log2" "log2(1000!) = $(val fgkaslr "1000 functions" "log2(n!) bits")" \
+	test "$(val fgkaslr "1000 functions" "log2(n!) bits")" = 8529.4
 
 # entropy: every fixture, loader <= theoretical, exact virtual counts
 for f in test/fixtures/*.mmap; do

@@ -1,13 +1,15 @@
 /*
  * mkseeds.c - writes seed inputs for the fuzz targets that the payload
  * builds and the malformed-kernel corpus do not cover: memory maps for
- * fuzz_e820 (in its input format), option texts for fuzz_options, and
+ * fuzz_e820 (in its input format), option texts for fuzz_options,
  * small gzip/zlib/xz/LZ4-legacy/zstd streams (every gzip header flag,
- * stored blocks, small bombs) for fuzz_inflate.
+ * stored blocks, small bombs) for fuzz_inflate, and kernel recipes for
+ * fuzz_fgkaslr.
  *
  * usage: mkseeds OUTDIR [FIXTURE.mmap...]
- *        (writes OUTDIR/e820, OUTDIR/options, OUTDIR/inflate; captured
- *        memory maps from test/fixtures become e820 seeds too)
+ *        (writes OUTDIR/e820, OUTDIR/options, OUTDIR/inflate,
+ *        OUTDIR/fgkaslr; captured memory maps from test/fixtures become
+ *        e820 seeds too)
  */
 #include <errno.h>
 #include <stdint.h>
@@ -292,6 +294,63 @@ static void inflate_seeds(void)
 	free(out);
 }
 
+/* ------------------------------------------------------------ fgkaslr */
+
+/*
+ * fuzz_fgkaslr reads any input that is not an ELF file as a recipe (see
+ * its header): n, function sizes and alignments, tables, reserve, entry,
+ * table ids, relocations, damage.  Seeds: recipes of a few sizes with a
+ * large reserve (so that most layouts fit), plenty of relocations, and
+ * with and without damage; the bytes in between come from a fixed
+ * xorshift stream.
+ */
+static void fgkaslr_seeds(void)
+{
+	static const struct { const char *name; uint8_t n, tables, nrel, edits; } r[] = {
+		{ "small", 3, 0x22, 16, 0 },
+		{ "mid", 20, 0x99, 120, 0 },
+		{ "big", 39, 0xff, 255, 0 },
+		{ "damaged", 12, 0x55, 60, 3 },
+		{ "no-tables", 8, 0x00, 40, 0 },
+	};
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	uint8_t b[4096];
+
+	for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++) {
+		size_t n = 0;
+
+		b[n++] = (uint8_t)(r[i].n - 2);
+		for (unsigned k = 0; k < r[i].n; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			b[n++] = (uint8_t)x;
+			b[n++] = (uint8_t)((x >> 8) % 10);   /* alignment 1..16 mostly */
+		}
+		b[n++] = r[i].tables;
+		b[n++] = 0x00;                       /* reserve: 0x4000 */
+		b[n++] = 0x40;
+		b[n++] = (uint8_t)(i % 3);           /* entry */
+		for (unsigned k = 0; k < r[i].n; k++)
+			b[n++] = (uint8_t)k;         /* table ids: distinct */
+		b[n++] = r[i].nrel;
+		for (unsigned k = 0; k < r[i].nrel && n + 16 < sizeof(b); k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			b[n++] = (uint8_t)(5 + x % r[i].n);      /* a function's area */
+			b[n++] = (uint8_t)((x >> 8) % 5);        /* an applied type */
+			b[n++] = (uint8_t)(x >> 16);
+			b[n++] = (uint8_t)(x >> 24);
+			b[n++] = 0xfc, b[n++] = 0xff;            /* addend -4 */
+			b[n++] = (uint8_t)(x >> 32);
+			b[n++] = 0;
+		}
+		b[n++] = r[i].edits;
+		for (unsigned k = 0; k < 3 * 16; k++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			b[n++] = (uint8_t)x;
+		}
+		write_seed("fgkaslr", r[i].name, b, n);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -308,5 +367,6 @@ int main(int argc, char **argv)
 		e820_fixture_seed(argv[i]);
 	options_seeds();
 	inflate_seeds();
+	fgkaslr_seeds();
 	return 0;
 }

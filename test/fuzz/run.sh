@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 S=${1:-60}
 B=${BUILD:-build}
 F=$B/fuzz
-read -r -a TARGETS <<<"${FUZZ_TARGETS:-elf inflate bzimage e820 options}"
+read -r -a TARGETS <<<"${FUZZ_TARGETS:-elf inflate bzimage e820 options fgkaslr}"
 mkdir -p "$F"
 # one run at a time per build directory (corpora, logs and seeds are shared)
 exec 9>"$F/.lock"
@@ -28,6 +28,7 @@ max_len() {
 	bzimage) echo 65536 ;; # the corpus's synthetic bzImages fit whole
 	e820) echo 16384 ;;
 	options) echo 40000 ;; # past OPT_TEXT_MAX in UCS-2
+	fgkaslr) echo 8192 ;;  # recipes; whole ELF files go to fuzz_elf
 	esac
 }
 
