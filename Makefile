@@ -109,8 +109,17 @@ $(BUILD)/efi/core_%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(BUILD)/loader.so: $(EFI_OBJ) loader.lds
-	$(LD) $(EFI_LDFLAGS) $(EFI_CRT0) $(EFI_OBJ) -L$(EFI_LIB) -lefi -lgnuefi \
+# gnu-efi's libefi.a defines memcpy and memset as byte loops, in the same
+# member as InitializeLib: a copy with those two made weak lets the
+# loader's own (efi/libc.c, a word at a time) win; every large copy and
+# fill (the kernel image, the decompressors' output) goes through them.
+EFI_LIBEFI := $(BUILD)/efi/libefi.a
+$(EFI_LIBEFI): $(EFI_LIB)/libefi.a
+	@mkdir -p $(@D)
+	$(OBJCOPY) --weaken-symbol=memcpy --weaken-symbol=memset $< $@
+
+$(BUILD)/loader.so: $(EFI_OBJ) $(EFI_LIBEFI) loader.lds
+	$(LD) $(EFI_LDFLAGS) $(EFI_CRT0) $(EFI_OBJ) $(EFI_LIBEFI) -L$(EFI_LIB) -lgnuefi \
 	      $(DECOMP_A) $(LIBGCC) -o $@
 
 $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so

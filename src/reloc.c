@@ -686,6 +686,7 @@ uint64_t reloc_max_vend(const struct elf_image *img)
 	if (!img || img->reloc_kind != ELF_RELOC_SECTIONS || img->link_vbase >= RELOC_TOP_2G)
 		return 0;
 	memset(&scratch, 0, sizeof(scratch));
+	memset(&c, 0, sizeof(c)); /* no map, no symbol cache, nothing scanned */
 	c.img = img;
 	c.dest = NULL;
 	c.delta = 0;

@@ -158,12 +158,15 @@ else
 fi
 
 if [ -s "$LINUX" ] && [ -x test/linux/compare-boot.sh ]; then
+  # the generic (xz) and the cloud (LZ4) kernel, each as Debian ships it
+  for kind in generic cloud; do
 	# its lines: "compare-boot: NAME (WHAT): T1 T2 ... s; mean M s" per way
 	# of booting, then "compare-boot: ratio A / B = R"
-	echo "bench: test/linux/compare-boot.sh $LRUNS" >&2
-	BUILD=$B test/linux/compare-boot.sh "$LRUNS" >"$W/compare-boot.txt" 2>&1
+	echo "bench: test/linux/compare-boot.sh $LRUNS $kind" >&2
+	cb=$W/compare-boot-$kind.txt
+	BUILD=$B test/linux/compare-boot.sh "$LRUNS" "$kind" >"$cb" 2>&1
 	rc=$?
-	tr -d '\r' <"$W/compare-boot.txt" | awk -v rc="$rc" -v f="$W/compare-boot.txt" '
+	tr -d '\r' <"$cb" | awk -v rc="$rc" -v f="$cb" -v kind="$kind" '
 		function med(s,   n, v, i, j, t) {
 			n = split(s, v, " ")
 			for (i = 1; i <= n; i++)
@@ -191,11 +194,12 @@ if [ -s "$LINUX" ] && [ -x test/linux/compare-boot.sh ]; then
 				printf "linux-boot,%s / %s,ratio of medians,%.2f\n", nm[1], nm[2], md[1] / md[2]
 			} else if (fail != "") {
 				gsub(/,/, ";", fail)
-				printf "linux-boot,compare-boot.sh,result,error: %s\n", fail
+				printf "linux-boot,compare-boot.sh %s,result,error: %s\n", kind, fail
 			} else {
-				printf "linux-boot,compare-boot.sh,result,error: unrecognised output (exit %s; see %s)\n", rc, f
+				printf "linux-boot,compare-boot.sh %s,result,error: unrecognised output (exit %s; see %s)\n", kind, rc, f
 			}
 		}'
+  done
 elif [ -s "$LINUX" ]; then
 	row linux-boot "compare-boot.sh" "result" "n/a (test/linux/compare-boot.sh not there yet)"
 else

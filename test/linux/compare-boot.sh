@@ -1,12 +1,14 @@
 #!/bin/bash
-# compare-boot.sh [RUNS] - boot time of the stock Debian kernel, from QEMU
-# start to the kernel's "Linux version" banner, two ways on the same VM
-# (q35, OVMF, TCG, -cpu max, 1 GiB, no NIC; test/qemu/boot.sh):
-#   kaslr-loader: BOOTX64.EFI reads vmlinux.gz (repacked, test/linux/repack.sh),
-#                 inflates, places and relocates it, boot_params, jump;
+# compare-boot.sh [RUNS] [KIND] - boot time of a stock Debian kernel (KIND:
+# generic, the default, xz; or cloud, LZ4), from QEMU start to the
+# kernel's "Linux version" banner, two ways on the same VM (q35, OVMF, TCG,
+# -cpu max, 1 GiB, no NIC; test/qemu/boot.sh), from the same bzImage file:
+#   kaslr-loader: BOOTX64.EFI reads the bzImage as Debian ships it,
+#                 decompresses its payload, places and relocates the kernel,
+#                 boot_params, jump;
 #   systemd-boot: \EFI\BOOT\BOOTX64.EFI = systemd-bootx64.efi, a Type #1
-#                 entry "linux /vmlinuz" (the .deb's bzImage, its own EFI
-#                 stub and xz decompressor choose its addresses).
+#                 entry "linux /vmlinuz" (the kernel's own EFI stub and
+#                 decompressor choose its addresses).
 # Both get "console=ttyS0 panic=-1"; the loader runs quiet (its default).
 # Runs alternate (loader, sd-boot, loader, ...) so that load on the host
 # hits both alike.  Prints each time, the means and the ratio; exit 1 if
@@ -15,18 +17,19 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
 runs=${1:-3}
-W=$B/linux/compare
+kind=${2:-generic}
+W=$B/linux/compare-$kind
 die() { echo "compare-boot: FAIL: $*"; exit 1; }
 sdboot=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 [ -f "$B/BOOTX64.EFI" ] || die "$B/BOOTX64.EFI missing: run make first"
 [ -f "$sdboot" ] || die "$sdboot missing (Debian package systemd-boot-efi)"
-gz=$(test/linux/fetch.sh) || die "no Debian kernel (test/linux/fetch.sh failed)"
-vmlinuz=$(dirname "$gz")/vmlinuz
+test/linux/fetch.sh "$kind" >/dev/null || die "no Debian $kind kernel (test/linux/fetch.sh $kind failed)"
+case $kind in generic) vmlinuz=$B/linux/vmlinuz ;; *) vmlinuz=$B/linux/$kind/vmlinuz ;; esac
 mkdir -p "$W" || die "mkdir $W"
 
-printf 'kernel vmlinux.gz\ncmdline console=ttyS0 panic=-1\n' >"$W/kaslr.conf"
+printf 'kernel vmlinuz\ncmdline console=ttyS0 panic=-1\n' >"$W/kaslr.conf"
 test/qemu/mkesp.sh "$W/kaslr.img" "$B/BOOTX64.EFI" - \
-	EFI/BOOT/vmlinux.gz="$gz" EFI/BOOT/kaslr.conf="$W/kaslr.conf" || die "ESP for the loader"
+	EFI/BOOT/vmlinuz="$vmlinuz" EFI/BOOT/kaslr.conf="$W/kaslr.conf" || die "ESP for the loader"
 printf 'default debian.conf\ntimeout 0\n' >"$W/loader.conf"
 printf 'title Debian stock kernel\nlinux /vmlinuz\noptions console=ttyS0 panic=-1\n' >"$W/debian.conf"
 test/qemu/mkesp.sh "$W/sdboot.img" "$sdboot" - loader/loader.conf="$W/loader.conf" \
@@ -56,7 +59,7 @@ for _ in $(seq "$runs"); do
 done
 mean() { printf '%s\n' "$@" | awk 'NF { s += $1; n++ } END { printf "%.2f", s / n }'; }
 mk=$(mean "${ka[@]}") ms=$(mean "${sd[@]}")
-echo "compare-boot: QEMU start to 'Linux version', $runs alternating runs each (1 GiB, -cpu max, TCG)"
-echo "compare-boot: kaslr-loader  (vmlinux.gz):      ${ka[*]} s; mean $mk s"
-echo "compare-boot: systemd-boot  (vmlinuz stub):    ${sd[*]} s; mean $ms s"
+echo "compare-boot: $kind kernel: QEMU start to 'Linux version', $runs alternating runs each (1 GiB, -cpu max, TCG)"
+echo "compare-boot: kaslr-loader $kind (bzImage):       ${ka[*]} s; mean $mk s"
+echo "compare-boot: systemd-boot $kind (its EFI stub):  ${sd[*]} s; mean $ms s"
 echo "compare-boot: ratio kaslr-loader / systemd-boot = $(awk -v a="$mk" -v b="$ms" 'BEGIN { printf "%.2f", a / b }')"
