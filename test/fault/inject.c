@@ -170,7 +170,7 @@ static int fi_key(const CHAR8 *k, UINTN kn, const CHAR8 *v, UINTN vn)
 	if (KEY("gmm.zero"))
 		return num ? (p->gmm_zero = x != 0, 1) : 0;
 	if (KEY("gmm.top"))
-		return num ? (p->gmm_top = x != 0, 1) : 0;
+		return num && x > 0 && x < 32 ? (p->gmm_top = (int)x, 1) : 0;
 	if (KEY("gmm.order"))
 		return fi_enum_arg(v, vn, fi_order_names, &p->gmm_order);
 	if (KEY("gmm.overlap"))

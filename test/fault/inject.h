@@ -22,6 +22,13 @@ enum fi_acpi_mode { FI_ACPI_PASS, FI_ACPI_NONE, FI_ACPI_V1 };
 enum fi_order { FI_ORDER_KEEP, FI_ORDER_REVERSE, FI_ORDER_SHUFFLE };
 enum fi_overlap { FI_OVL_NONE, FI_OVL_RESERVED, FI_OVL_DUP, FI_OVL_USED };
 
+/* gmm.top= bits: entries where no machine has memory */
+#define FI_TOP_PAGE 1
+#define FI_TOP_WRAP 2
+#define FI_TOP_OVERFLOW 4
+#define FI_TOP_MMIO 8
+#define FI_TOP_PHYS 16
+
 /* One case: which faults to inject.  Zero means "no fault". */
 struct fi_plan {
 	CHAR8 name[64];

@@ -214,6 +214,7 @@ static void fi_mangle(struct fi_map *m)
 		SetMem(&z, sizeof(z), 0);
 		z.Type = EfiConventionalMemory;
 		z.PhysicalStart = 64ULL << 20;
+		big = fi_largest_free(m); /* the split moved it */
 		if (big >= 0)
 			fi_push(m, EfiReservedMemoryType, m->d[big].PhysicalStart, 0);
 		fi_insert(m, 0, &z);
@@ -221,13 +222,17 @@ static void fi_mangle(struct fi_map *m)
 		fi_push(m, EfiLoaderData, 0xfffffffffffff000ULL, 0);
 	}
 	if (p->gmm_top) {
-		/* free memory where no machine has any: the last page, a range
-		 * that wraps past 2^64, one whose page count overflows, and MMIO
-		 * ending exactly at 2^64 */
-		fi_push(m, EfiConventionalMemory, 0xfffffffffffff000ULL, 1);
-		fi_push(m, EfiConventionalMemory, 0xffffffffffe00000ULL, 0x400);
-		fi_push(m, EfiConventionalMemory, 0x100000000ULL, 0x0010000000000001ULL);
-		fi_push(m, EfiMemoryMappedIO, 0xffffffffffe00000ULL, 0x200);
+		/* memory where no machine has any (gmm.top is a mask of these) */
+		if (p->gmm_top & FI_TOP_PAGE) /* free: the last page below 2^64 */
+			fi_push(m, EfiConventionalMemory, 0xfffffffffffff000ULL, 1);
+		if (p->gmm_top & FI_TOP_WRAP) /* free: a range that wraps past 2^64 */
+			fi_push(m, EfiConventionalMemory, 0xffffffffffe00000ULL, 0x400);
+		if (p->gmm_top & FI_TOP_OVERFLOW) /* free: pages * 4096 overflows */
+			fi_push(m, EfiConventionalMemory, 0x100000000ULL, 0x0010000000000001ULL);
+		if (p->gmm_top & FI_TOP_MMIO) /* MMIO ending exactly at 2^64 */
+			fi_push(m, EfiMemoryMappedIO, 0xffffffffffe00000ULL, 0x200);
+		if (p->gmm_top & FI_TOP_PHYS) /* free: 1 GiB at 2^52, past any physical address width */
+			fi_push(m, EfiConventionalMemory, 1ULL << 52, 0x40000);
 	}
 	if (p->gmm_order == FI_ORDER_REVERSE) {
 		for (i = 0; i < m->n / 2; i++) {

@@ -103,7 +103,13 @@ terminal_outcome() {
 	"payload: PASS "*) echo "boot(rng=$(kv "$line" rng),bli=$(kv "$line" bli))"; return ;;
 	"payload: FAIL "*) echo "payload-fail=$(printf '%s\n' "$line" | awk '{print $3}')"; return ;;
 	esac
-	if grep -q '^kaslr-loader: fatal' "$seg"; then echo fatal
+	if ! grep -q '^fault-ebs:' "$seg" && grep -q '^kaslr-loader: early exception\|^payload' "$seg"; then
+		# the kernel (or the loader's post-handoff exception stubs) ran, yet
+		# ExitBootServices never reached the firmware
+		echo "kernel-ran-without-ExitBootServices"
+	elif grep -q '^kaslr-loader: fatal' "$seg"; then echo fatal
+	elif grep -q '^kaslr-loader: early exception' "$seg"; then
+		echo "exception-after-handoff($(sed -n 's/.*early exception \(vector=[0-9]*\).*/\1/p' "$seg" | head -n 1))"
 	elif grep -q '!!!! X64 Exception' "$seg"; then echo "crash($(grep -o 'Exception Type - [0-9A-F]*([^)]*)' "$seg" | head -n 1 | sed 's/.*(//; s/)//'))"
 	elif [ "$rc" = 124 ]; then
 		if grep -q '^fault-ebs:' "$seg"; then echo "hang-after-ebs"; else echo hang; fi
@@ -173,6 +179,12 @@ run_group() {
 			--idle "$IDLE" "${opts[@]}" "$ESP" 2>"$OUT/boot-$BOOTS.err"
 		rc=$?
 		clean_log "$log" >"$log.txt"
+		if ! grep -q '^fault-plan:' "$log.txt" && [ "${retried:-}" != "$BOOTS" ]; then
+			# the firmware never started the injector (a starved host): once more
+			echo "(boot $BOOTS never reached the injector; again)"
+			retried=$((BOOTS + 1))
+			continue
+		fi
 		if grep -q '^fault-plan-error' "$log.txt"; then
 			grep '^fault-plan-error' "$log.txt"
 			for n in "${rest[@]}"; do record "$n" plan-error "the injector rejected the plan"; done

@@ -11,7 +11,8 @@
 #   --machine M     QEMU machine type (default q35; pc = i440fx)
 #   --smp N         virtual CPUs (default 1)
 #   --qemu ARG      one more QEMU argument, passed as is (repeatable)
-#   --idle S        kill QEMU once the serial log has not grown for S seconds
+#   --idle S        kill QEMU once the serial log, after its first byte, has
+#                   not grown for S seconds
 # Exit status: QEMU's (33 = payload PASS, 35 = payload FAIL via isa-debug-exit),
 # 124 on timeout (or --idle), 0 when --until matched.
 set -u
@@ -68,7 +69,7 @@ while kill -0 "$pid" 2>/dev/null; do
 	if [ "$idle" != 0 ]; then
 		n=$(stat -c %s "$log" 2>/dev/null || echo 0)
 		if [ "$n" != "$seen" ]; then seen=$n quiet_since=$SECONDS
-		elif [ $((SECONDS - quiet_since)) -ge "$idle" ]; then
+		elif [ "$n" != 0 ] && [ $((SECONDS - quiet_since)) -ge "$idle" ]; then
 			kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rc=124; break
 		fi
 	fi
