@@ -203,6 +203,8 @@ static int fi_key(const CHAR8 *k, UINTN kn, const CHAR8 *v, UINTN vn)
 		p->fs_file[vn] = 0;
 		return 1;
 	}
+	if (KEY("trace"))
+		return num ? (p->trace = x != 0, 1) : 0;
 	if (KEY("tpl")) {
 		static const EFI_TPL levels[] = { TPL_APPLICATION, TPL_CALLBACK, TPL_NOTIFY };
 

@@ -57,6 +57,7 @@ struct fi_plan {
 	INT64 fs_size;      /* GetInfo reports the size off by this much */
 	CHAR16 fs_file[32]; /* which files get the fs faults (name suffix) */
 	EFI_TPL tpl;        /* start the loader at this TPL (0: as is) */
+	int trace;          /* a serial line per counted call, with its caller */
 	CHAR16 opts[512];   /* the loader's load options */
 };
 
@@ -114,6 +115,8 @@ void fi_acpi_restore(void);
 /* serial: raw UART output for the moments the firmware must not be called */
 void fi_raw_puts(const char *s);
 void fi_raw_dec(UINT64 v);
+void fi_raw_hex(UINT64 v);
+void fi_trace(const char *what, UINT32 n, UINT64 arg, void *ret_addr);
 
 int fi_str8_eq(const CHAR8 *a, const CHAR8 *b);
 

@@ -297,6 +297,7 @@ EFI_STATUS EFIAPI fi_GetMemoryMap(UINTN *size, EFI_MEMORY_DESCRIPTOR *buf, UINTN
 	if (!fi_from_loader(__builtin_return_address(0)))
 		return fi_bs.GetMemoryMap(size, buf, key, dsize, dver);
 	n = ++fi_cnt.gmm;
+	fi_trace("GetMemoryMap", n, *size, __builtin_return_address(0));
 	if (fi_plan.gmm_fail == n) {
 		fi_cnt.faults++;
 		return EFI_DEVICE_ERROR;

@@ -21,15 +21,20 @@ INJECT=$B/fault/INJECT.EFI
 IDLE=${FAULT_IDLE:-30}
 rm -rf "$OUT"
 mkdir -p "$OUT"
-for f in "$INJECT" "$LOADER" "$P/kernel-pie.elf" "$P/kernel-pie.elf.gz"; do
+for f in "$INJECT" "$LOADER" "$P/kernel-pie.elf" "$P/kernel-pie.elf.gz" "$P/kernel-exec.elf"; do
 	[ -f "$f" ] || { echo "run.sh: missing $f (make fault-build all)"; echo "fault: 0 passed, 1 failed"; exit 1; }
 done
 
-printf '# fault tests: nothing to set, but a file to read (and fail)\n' >"$OUT/kaslr.conf"
+# The loader's kaslr.conf sets a command line every boot must show; decoys
+# at the volume root (another kernel variant, another command line) catch
+# a loader that loses its own directory and reads the wrong files.
+printf '# fault tests: the payload echoes this\ncmdline fault-conf\n' >"$OUT/kaslr.conf"
+printf 'cmdline decoy-conf\n' >"$OUT/decoy.conf"
 ESP=$OUT/esp.img
 test/qemu/mkesp.sh "$ESP" "$INJECT" - EFI/kaslr/loader.efi="$LOADER" \
 	EFI/kaslr/kernel.elf="$P/kernel-pie.elf" EFI/kaslr/kernel.elf.gz="$P/kernel-pie.elf.gz" \
-	EFI/kaslr/kaslr.conf="$OUT/kaslr.conf" || { echo "fault: 0 passed, 1 failed"; exit 1; }
+	EFI/kaslr/kaslr.conf="$OUT/kaslr.conf" \
+	kernel.elf="$P/kernel-exec.elf" kaslr.conf="$OUT/decoy.conf" || { echo "fault: 0 passed, 1 failed"; exit 1; }
 
 # ---------------------------------------------------------------- the table
 declare -a ORDER=()
@@ -83,7 +88,8 @@ judge_boot() {
 	ebs=$(grep -a '^fault-ebs:' "$seg" | tail -n 1)
 	v=$(rfield "$ebs" violations)
 	case $v in 0 | "") ;; *) why="${why:+$why; }violations=$v" ;; esac
-	for c in ${checks//,/ }; do
+	# every boot: the kernel and the kaslr.conf it was given, not the decoys
+	for c in variant=pie cmdline=fault-conf ${checks//,/ }; do
 		case $c in
 		warn) grep -q '^kaslr-loader: warning:' "$seg" || why="${why:+$why; }no loader warning" ;;
 		*!=*) k=${c%%!=*} want=${c#*!=}; got=$(kv "$line" "$k")
@@ -113,6 +119,9 @@ terminal_outcome() {
 	elif grep -q '!!!! X64 Exception' "$seg"; then echo "crash($(grep -o 'Exception Type - [0-9A-F]*([^)]*)' "$seg" | head -n 1 | sed 's/.*(//; s/)//'))"
 	elif [ "$rc" = 124 ]; then
 		if grep -q '^fault-ebs:' "$seg"; then echo "hang-after-ebs"; else echo hang; fi
+	elif [ "$rc" = 0 ] && ! grep -q '^fault-done' "$seg"; then
+		# -no-reboot: QEMU exits 0 when the guest resets (a triple fault)
+		echo "reset"
 	else echo "machine-stopped(rc=$rc)"
 	fi
 }

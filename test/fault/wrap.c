@@ -152,6 +152,8 @@ static EFI_STATUS EFIAPI fi_AllocatePages(EFI_ALLOCATE_TYPE type, EFI_MEMORY_TYP
 		return fi_bs.AllocatePages(type, mt, pages, addr);
 	fi_after_ebs_check((const CHAR8 *)"AllocatePages after a failed ExitBootServices");
 	n = ++fi_cnt.ap;
+	fi_trace(type == AllocateAddress ? "AllocatePages(address)" : "AllocatePages", n, pages,
+		 __builtin_return_address(0));
 	if (type == AllocateAddress) {
 		fi_cnt.ap_addr++;
 		if (fi_plan.ap_addr && (fi_plan.ap_addr == FI_ALL || fi_cnt.ap_addr <= fi_plan.ap_addr)) {
@@ -177,6 +179,7 @@ static EFI_STATUS EFIAPI fi_FreePages(EFI_PHYSICAL_ADDRESS addr, UINTN pages)
 		return fi_bs.FreePages(addr, pages);
 	fi_after_ebs_check((const CHAR8 *)"FreePages after a failed ExitBootServices");
 	fi_cnt.fp++;
+	fi_trace("FreePages", fi_cnt.fp, pages, __builtin_return_address(0));
 	if (!fi_track_drop(addr, pages, 0)) {
 		/* not the loader's: refuse, as firmware would for pages it never
 		 * handed out, instead of freeing someone else's memory */
@@ -195,6 +198,7 @@ static EFI_STATUS EFIAPI fi_AllocatePool(EFI_MEMORY_TYPE mt, UINTN size, VOID **
 		return fi_bs.AllocatePool(mt, size, buf);
 	fi_after_ebs_check((const CHAR8 *)"AllocatePool after a failed ExitBootServices");
 	n = ++fi_cnt.pool;
+	fi_trace("AllocatePool", n, size, __builtin_return_address(0));
 	if (fi_nth(n, fi_plan.pool_fail, fi_plan.pool_from)) {
 		fi_cnt.faults++;
 		return EFI_OUT_OF_RESOURCES;
@@ -211,6 +215,7 @@ static EFI_STATUS EFIAPI fi_FreePool(VOID *buf)
 		return fi_bs.FreePool(buf);
 	fi_after_ebs_check((const CHAR8 *)"FreePool after a failed ExitBootServices");
 	fi_cnt.fpool++;
+	fi_trace("FreePool", fi_cnt.fpool, 0, __builtin_return_address(0));
 	/* a pool buffer the firmware allocated for the loader (e.g. a handle
 	 * buffer) is the loader's to free: pass it on, untracked */
 	fi_track_drop((UINT64)(UINTN)buf, 0, 1);
@@ -249,6 +254,7 @@ static EFI_STATUS EFIAPI fi_ExitBootServices(EFI_HANDLE image, UINTN key)
 	if (!fi_from_loader(__builtin_return_address(0)))
 		return fi_bs.ExitBootServices(image, key);
 	fi_cnt.ebs++;
+	fi_trace("ExitBootServices", fi_cnt.ebs, key, __builtin_return_address(0));
 	if (fi_plan.ebs_fail && (fi_plan.ebs_fail == FI_ALL || fi_cnt.ebs <= fi_plan.ebs_fail)) {
 		/* as real firmware does when an event allocates in between:
 		 * the map changed, so the caller's key is stale for real */
@@ -407,6 +413,34 @@ void fi_raw_puts(const char *s)
 			fi_raw_putc('\r');
 		fi_raw_putc(*s);
 	}
+}
+
+void fi_raw_hex(UINT64 v)
+{
+	char b[19];
+	int i;
+
+	b[0] = '0', b[1] = 'x', b[18] = 0;
+	for (i = 17; i >= 2; i--, v >>= 4)
+		b[i] = "0123456789abcdef"[v & 15];
+	fi_raw_puts(b);
+}
+
+/* trace=1: "fault-trace: WHAT #N arg=X at=OFFSET" (OFFSET into the loader
+ * image, which is its link address: addr2line -e build/loader.so OFFSET) */
+void fi_trace(const char *what, UINT32 n, UINT64 arg, void *ret_addr)
+{
+	if (!fi_plan.trace)
+		return;
+	fi_raw_puts("fault-trace: ");
+	fi_raw_puts(what);
+	fi_raw_puts(" #");
+	fi_raw_dec(n);
+	fi_raw_puts(" arg=");
+	fi_raw_hex(arg);
+	fi_raw_puts(" at=");
+	fi_raw_hex((UINT64)((UINT8 *)ret_addr - fi_img_lo));
+	fi_raw_puts("\n");
 }
 
 void fi_raw_dec(UINT64 v)
