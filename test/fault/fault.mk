@@ -6,12 +6,14 @@
 #   make test-fault    every fault case under QEMU + OVMF (test/fault/run.sh)
 
 FAULT_SRC := $(wildcard test/fault/*.c)
-FAULT_OBJ := $(patsubst test/fault/%.c,$(BUILD)/fault/%.o,$(FAULT_SRC))
+# efi/serial.c: the loader's polled UART output, reused for the lines the
+# injector writes while the firmware must not be called
+FAULT_OBJ := $(patsubst test/fault/%.c,$(BUILD)/fault/%.o,$(FAULT_SRC)) $(BUILD)/efi/serial.o
 FAULT_EFI := $(BUILD)/fault/INJECT.EFI
 
 $(BUILD)/fault/%.o: test/fault/%.c test/fault/inject.h
 	@mkdir -p $(@D)
-	$(CC) $(EFI_CFLAGS) -c $< -o $@
+	$(CC) $(EFI_CFLAGS) -Iefi -c $< -o $@
 
 $(BUILD)/fault/inject.so: $(FAULT_OBJ) loader.lds
 	$(LD) $(EFI_LDFLAGS) $(EFI_CRT0) $(FAULT_OBJ) -L$(EFI_LIB) -lefi -lgnuefi \

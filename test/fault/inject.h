@@ -112,10 +112,8 @@ UINTN fi_files_open(void);
 EFI_STATUS fi_acpi_apply(void);
 void fi_acpi_restore(void);
 
-/* serial: raw UART output for the moments the firmware must not be called */
-void fi_raw_puts(const char *s);
-void fi_raw_dec(UINT64 v);
-void fi_raw_hex(UINT64 v);
+/* a line straight to the UART (efi/serial.c), for the moments the
+ * firmware must not be called */
 void fi_trace(const char *what, UINT32 n, UINT64 arg, void *ret_addr);
 
 int fi_str8_eq(const CHAR8 *a, const CHAR8 *b);

@@ -7,6 +7,7 @@
  * calling through the same table pass straight through.
  */
 #include "inject.h"
+#include "serial.h" /* the loader's polled COM1 output, linked in */
 
 EFI_BOOT_SERVICES fi_bs;
 EFI_RUNTIME_SERVICES fi_rt;
@@ -226,25 +227,25 @@ static EFI_STATUS EFIAPI fi_FreePool(VOID *buf)
  * loader never comes back to the injector after it */
 static void fi_ebs_report(void)
 {
-	fi_raw_puts("fault-ebs: ");
-	fi_raw_puts((const char *)fi_plan.name);
-	fi_raw_puts(" calls=ap:");
-	fi_raw_dec(fi_cnt.ap);
-	fi_raw_puts(",pool:");
-	fi_raw_dec(fi_cnt.pool);
-	fi_raw_puts(",gmm:");
-	fi_raw_dec(fi_cnt.gmm);
-	fi_raw_puts(",ebs:");
-	fi_raw_dec(fi_cnt.ebs);
-	fi_raw_puts(" faults=");
-	fi_raw_dec(fi_cnt.faults);
-	fi_raw_puts(" violations=");
-	fi_raw_dec(fi_cnt.violations);
+	serial_puts("fault-ebs: ");
+	serial_puts((const char *)fi_plan.name);
+	serial_puts(" calls=ap:");
+	serial_dec(fi_cnt.ap);
+	serial_puts(",pool:");
+	serial_dec(fi_cnt.pool);
+	serial_puts(",gmm:");
+	serial_dec(fi_cnt.gmm);
+	serial_puts(",ebs:");
+	serial_dec(fi_cnt.ebs);
+	serial_puts(" faults=");
+	serial_dec(fi_cnt.faults);
+	serial_puts(" violations=");
+	serial_dec(fi_cnt.violations);
 	if (fi_cnt.violations) {
-		fi_raw_puts(":");
-		fi_raw_puts((const char *)fi_cnt.why);
+		serial_puts(":");
+		serial_puts((const char *)fi_cnt.why);
 	}
-	fi_raw_puts("\n");
+	serial_puts("\n");
 }
 
 static EFI_STATUS EFIAPI fi_ExitBootServices(EFI_HANDLE image, UINTN key)
@@ -285,45 +286,45 @@ static VOID EFIAPI fi_RestoreTPL(EFI_TPL t)
 	fi_bs.RestoreTPL(t);
 }
 
-static EFI_STATUS EFIAPI fi_HandleProtocol(EFI_HANDLE h, EFI_GUID *guid, VOID **iface)
+/* a protocol look-up by the loader: counted, then its answer handed to proto.c */
+static EFI_STATUS fi_proto_answer(const CHAR8 *what, EFI_GUID *guid, VOID **iface, EFI_STATUS st)
 {
-	EFI_STATUS st;
-
-	if (!fi_from_loader(__builtin_return_address(0)))
-		return fi_bs.HandleProtocol(h, guid, iface);
-	fi_after_ebs_check((const CHAR8 *)"HandleProtocol after a failed ExitBootServices");
+	fi_after_ebs_check(what);
 	fi_cnt.proto++;
-	st = fi_bs.HandleProtocol(h, guid, iface);
-	*iface = fi_wrap_protocol(guid, EFI_ERROR(st) ? NULL : *iface, &st);
-	return st;
-}
-
-static EFI_STATUS EFIAPI fi_OpenProtocol(EFI_HANDLE h, EFI_GUID *guid, VOID **iface,
-					 EFI_HANDLE agent, EFI_HANDLE ctrl, UINT32 attr)
-{
-	EFI_STATUS st;
-
-	if (!fi_from_loader(__builtin_return_address(0)))
-		return fi_bs.OpenProtocol(h, guid, iface, agent, ctrl, attr);
-	fi_after_ebs_check((const CHAR8 *)"OpenProtocol after a failed ExitBootServices");
-	fi_cnt.proto++;
-	st = fi_bs.OpenProtocol(h, guid, iface, agent, ctrl, attr);
 	if (iface)
 		*iface = fi_wrap_protocol(guid, EFI_ERROR(st) ? NULL : *iface, &st);
 	return st;
 }
 
-static EFI_STATUS EFIAPI fi_LocateProtocol(EFI_GUID *guid, VOID *reg, VOID **iface)
+static EFI_STATUS EFIAPI fi_HandleProtocol(EFI_HANDLE h, EFI_GUID *guid, VOID **iface)
 {
-	EFI_STATUS st;
+	EFI_STATUS st = fi_bs.HandleProtocol(h, guid, iface);
 
 	if (!fi_from_loader(__builtin_return_address(0)))
-		return fi_bs.LocateProtocol(guid, reg, iface);
-	fi_after_ebs_check((const CHAR8 *)"LocateProtocol after a failed ExitBootServices");
-	fi_cnt.proto++;
-	st = fi_bs.LocateProtocol(guid, reg, iface);
-	*iface = fi_wrap_protocol(guid, EFI_ERROR(st) ? NULL : *iface, &st);
-	return st;
+		return st;
+	return fi_proto_answer((const CHAR8 *)"HandleProtocol after a failed ExitBootServices",
+			       guid, iface, st);
+}
+
+static EFI_STATUS EFIAPI fi_OpenProtocol(EFI_HANDLE h, EFI_GUID *guid, VOID **iface,
+					 EFI_HANDLE agent, EFI_HANDLE ctrl, UINT32 attr)
+{
+	EFI_STATUS st = fi_bs.OpenProtocol(h, guid, iface, agent, ctrl, attr);
+
+	if (!fi_from_loader(__builtin_return_address(0)))
+		return st;
+	return fi_proto_answer((const CHAR8 *)"OpenProtocol after a failed ExitBootServices",
+			       guid, iface, st);
+}
+
+static EFI_STATUS EFIAPI fi_LocateProtocol(EFI_GUID *guid, VOID *reg, VOID **iface)
+{
+	EFI_STATUS st = fi_bs.LocateProtocol(guid, reg, iface);
+
+	if (!fi_from_loader(__builtin_return_address(0)))
+		return st;
+	return fi_proto_answer((const CHAR8 *)"LocateProtocol after a failed ExitBootServices",
+			       guid, iface, st);
 }
 
 static EFI_STATUS EFIAPI fi_SetVariable(CHAR16 *name, EFI_GUID *guid, UINT32 attr,
@@ -381,77 +382,19 @@ void fi_remove(void)
 	*RT = fi_rt;
 }
 
-/* polled 16550 at COM1, which OVMF's console also drives */
-#define FI_COM1 0x3f8
-
-static UINT8 fi_inb(UINT16 port)
-{
-	UINT8 v;
-
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
-static void fi_outb(UINT16 port, UINT8 v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static void fi_raw_putc(char c)
-{
-	UINTN spin = 100000;
-
-	while (!(fi_inb(FI_COM1 + 5) & 0x20) && --spin)
-		;
-	fi_outb(FI_COM1, (UINT8)c);
-}
-
-void fi_raw_puts(const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\n')
-			fi_raw_putc('\r');
-		fi_raw_putc(*s);
-	}
-}
-
-void fi_raw_hex(UINT64 v)
-{
-	char b[19];
-	int i;
-
-	b[0] = '0', b[1] = 'x', b[18] = 0;
-	for (i = 17; i >= 2; i--, v >>= 4)
-		b[i] = "0123456789abcdef"[v & 15];
-	fi_raw_puts(b);
-}
-
 /* trace=1: "fault-trace: WHAT #N arg=X at=OFFSET" (OFFSET into the loader
  * image, which is its link address: addr2line -e build/loader.so OFFSET) */
 void fi_trace(const char *what, UINT32 n, UINT64 arg, void *ret_addr)
 {
 	if (!fi_plan.trace)
 		return;
-	fi_raw_puts("fault-trace: ");
-	fi_raw_puts(what);
-	fi_raw_puts(" #");
-	fi_raw_dec(n);
-	fi_raw_puts(" arg=");
-	fi_raw_hex(arg);
-	fi_raw_puts(" at=");
-	fi_raw_hex((UINT64)((UINT8 *)ret_addr - fi_img_lo));
-	fi_raw_puts("\n");
-}
-
-void fi_raw_dec(UINT64 v)
-{
-	char b[24];
-	int i = 23;
-
-	b[i] = 0;
-	do {
-		b[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	fi_raw_puts(b + i);
+	serial_puts("fault-trace: ");
+	serial_puts(what);
+	serial_puts(" #");
+	serial_dec(n);
+	serial_puts(" arg=");
+	serial_hex(arg);
+	serial_puts(" at=");
+	serial_hex((UINT64)((UINT8 *)ret_addr - fi_img_lo));
+	serial_puts("\n");
 }
