@@ -24,8 +24,11 @@ if [ "${1:-}" = --cell ]; then
 	[ $# -ge 3 ] || fail "no cell $NAME in test/matrix/cells"
 	kernel=$2 checks=$3
 	shift 3
+	# @RAM@: a file for guest RAM (see cells), gone when the cell ends
+	ram=$OUT/$NAME.ram
+	set -- "${@//@RAM@/$ram}"
 	t0=$SECONDS
-	trap 'echo "[$((SECONDS - t0))s]"' EXIT
+	trap 'rm -f "$ram"; echo "[$((SECONDS - t0))s]"' EXIT
 	if [ "$kernel" = linux ]; then
 		. test/linux/lib.sh
 		linux_esp
