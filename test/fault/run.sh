@@ -18,7 +18,7 @@ NAME=fault
 FILTER=${1:-}
 OUT=$B/fault/run
 INJECT=$B/fault/INJECT.EFI
-IDLE=${FAULT_IDLE:-30}
+IDLE=${FAULT_IDLE:-20}
 rm -rf "$OUT"
 mkdir -p "$OUT"
 for f in "$INJECT" "$LOADER" "$P/kernel-pie.elf" "$P/kernel-pie.elf.gz" "$P/kernel-exec.elf"; do
