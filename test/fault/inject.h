@@ -116,6 +116,4 @@ void fi_acpi_restore(void);
  * firmware must not be called */
 void fi_trace(const char *what, UINT32 n, UINT64 arg, void *ret_addr);
 
-int fi_str8_eq(const CHAR8 *a, const CHAR8 *b);
-
 #endif

@@ -39,13 +39,6 @@ int fi_from_loader(void *ret_addr)
 	return p >= fi_img_lo && p < fi_img_hi;
 }
 
-int fi_str8_eq(const CHAR8 *a, const CHAR8 *b)
-{
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
-
 void fi_violation(const CHAR8 *why)
 {
 	UINTN i;
