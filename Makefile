@@ -140,6 +140,10 @@ loader: $(BUILD)/BOOTX64.EFI
 
 include payload/payload.mk
 include test/fuzz/fuzz.mk
+# make test-fault: firmware fault injection (test/fault/fault.mk)
+include test/fault/fault.mk
+# make test-matrix: machines, CPUs and memory layouts (test/matrix/matrix.mk)
+include test/matrix/matrix.mk
 # make bench [BENCH_QUICK=1]: benchmarks (test/bench/bench.mk)
 include test/bench/bench.mk
 

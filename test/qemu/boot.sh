@@ -9,10 +9,15 @@
 #   --until REGEX   stop QEMU as soon as the serial log matches REGEX
 #   --disk IMG      an extra raw disk (e.g. a second volume)
 #   --vdisk IMG     a raw disk on virtio-blk (the guest's /dev/vda)
+#   --machine M     QEMU machine type (default q35; pc = i440fx)
+#   --smp N         virtual CPUs (default 1)
+#   --qemu ARG      one more QEMU argument, passed as is (repeatable)
+#   --idle S        kill QEMU once the serial log, after its first byte, has
+#                   not grown for S seconds
 # Exit status: QEMU's (33 = payload PASS, 35 = payload FAIL via isa-debug-exit),
-# 124 on timeout, 0 when --until matched.
+# 124 on timeout (or --idle), 0 when --until matched.
 set -u
-show=0 log='' mem=512M cpu=max rng=0 timeout=90 until='' extra=()
+show=0 log='' mem=512M cpu=max rng=0 timeout=90 until='' extra=() machine=q35 smp=1 idle=0
 while [ $# -gt 1 ]; do
 	case $1 in
 	--show) show=1 ;;
@@ -24,6 +29,10 @@ while [ $# -gt 1 ]; do
 	--until) until=$2; shift ;;
 	--disk) extra+=(-drive "format=raw,file=$2,if=ide,index=1"); shift ;;
 	--vdisk) extra+=(-drive "format=raw,file=$2,if=virtio,readonly=on"); shift ;;
+	--machine) machine=$2; shift ;;
+	--smp) smp=$2; shift ;;
+	--qemu) extra+=("$2"); shift ;;
+	--idle) idle=$2; shift ;;
 	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -41,7 +50,7 @@ cp "$vars_src" "$tmp/vars.fd"
 [ -n "$log" ] || log=$tmp/serial.log
 : >"$log"
 
-qemu=(qemu-system-x86_64 -machine q35 -m "$mem" -cpu "$cpu" -smp 1
+qemu=(qemu-system-x86_64 -machine "$machine" -m "$mem" -cpu "$cpu" -smp "$smp"
 	-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code"
 	-drive "if=pflash,format=raw,unit=1,file=$tmp/vars.fd"
 	-drive "format=raw,file=$img,if=ide,index=0"
@@ -57,8 +66,15 @@ fi
 "${qemu[@]}" -serial "file:$log" 2>>"$tmp/qemu.err" &
 pid=$!
 deadline=$((SECONDS + timeout))
-rc=
+rc='' seen=0 quiet_since=$SECONDS
 while kill -0 "$pid" 2>/dev/null; do
+	if [ "$idle" != 0 ]; then
+		n=$(stat -c %s "$log" 2>/dev/null || echo 0)
+		if [ "$n" != "$seen" ]; then seen=$n quiet_since=$SECONDS
+		elif [ "$n" != 0 ] && [ $((SECONDS - quiet_since)) -ge "$idle" ]; then
+			kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rc=124; break
+		fi
+	fi
 	if [ -n "$until" ] && tr -d '\r' <"$log" | grep -Eq -- "$until"; then
 		sleep 0.5; kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rc=0; break
 	fi
@@ -73,4 +89,6 @@ if [ -z "$rc" ]; then
 	if [ -n "$until" ] && tr -d '\r' <"$log" | grep -Eq -- "$until"; then rc=0; fi
 fi
 [ "$show" = 1 ] && cat "$log"
+# QEMU's own complaints (a bad option, a machine it cannot build)
+[ -s "$tmp/qemu.err" ] && cat "$tmp/qemu.err" >&2
 exit "$rc"
