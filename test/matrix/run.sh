@@ -72,7 +72,8 @@ echo
 printf '%-18s %-6s %-6s %-8s %s\n' cell kernel fast seconds outcome
 for c in $cells; do
 	r=$OUT/$c.txt
-	set -- $(cell_line "$c")
+	read -r -a fields <<<"$(cell_line "$c")"
+	set -- "${fields[@]}"
 	secs=$(sed -n 's/^\[\([0-9]*\)s\]$/\1/p' "$r" | tail -n 1)
 	if grep -q "^ok $c" "$r"; then
 		passed=$((passed + 1)); v=$(grep "^ok $c" "$r" | head -n 1 | sed "s/^ok $c //")
@@ -83,6 +84,7 @@ for c in $cells; do
 	fi
 	printf '%-18s %-6s %-6s %-8s %s\n' "$c" "$2" "$1" "${secs:-?}" "$v"
 done
+# shellcheck disable=SC2086 # cells is a list of words
 echo "(matrix: $((SECONDS - t0)) s for $(printf '%s\n' $cells | wc -l) cells, $JOBS at a time)"
 echo "matrix: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
