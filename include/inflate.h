@@ -43,7 +43,10 @@ enum inflate_format inflate_detect(const void *buf, uint64_t len);
  * buffer from a->alloc of at most `limit` bytes.  On success *ret_out and
  * *ret_len hold the result and *ret_cap the allocated size (pass it to
  * a->free).  Errors: LDR_E_GZIP_HEADER, _CORRUPT, _CRC, _TRUNCATED,
- * _TOO_BIG, _TRAILING, LDR_E_NOMEM, LDR_E_INVAL (not compressed).
+ * _TOO_BIG, _TRAILING, LDR_E_NOMEM, LDR_E_INVAL (not compressed),
+ * LDR_E_NOT_KERNEL (zlib's two-byte magic matched by chance: the data is
+ * invalid, or fails its Adler-32, and the output does not begin with the
+ * ELF magic).
  */
 enum ldr_err inflate_image(const void *in, uint64_t in_len, uint64_t limit,
 			   const struct inflate_alloc *a, void **ret_out,

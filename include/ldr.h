@@ -77,6 +77,8 @@
 	X(LDR_E_GZIP_TRUNCATED, LOAD_ERROR, "compressed data is truncated", LDR_HINT_GZIP) \
 	X(LDR_E_GZIP_TOO_BIG, LOAD_ERROR, "decompressed size exceeds the limit", LDR_HINT_GZIP) \
 	X(LDR_E_GZIP_TRAILING, LOAD_ERROR, "garbage after the compressed stream", LDR_HINT_GZIP) \
+	X(LDR_E_NOT_KERNEL, LOAD_ERROR, "not an ELF kernel: its first two bytes pass for a zlib header, but what follows does not inflate to an ELF file", \
+	  "kernel= must name an ELF64 x86-64 kernel, plain or gzip/zlib-compressed; a flat binary (objcopy -O binary) is not one") \
 	X(LDR_E_MMAP_DESC_SIZE, LOAD_ERROR, "bad memory map descriptor size", NULL) \
 	X(LDR_E_MMAP_TOO_BIG, OUT_OF_RESOURCES, "memory map has too many entries", NULL) \
 	X(LDR_E_NO_SLOT, OUT_OF_RESOURCES, "no memory slot large enough for the kernel", LDR_HINT_MEMORY) \

@@ -76,6 +76,28 @@ static enum ldr_err inflate_data_error(const char *msg)
 	return LDR_E_GZIP_CORRUPT;
 }
 
+/*
+ * zlib's magic is two bytes, and one two-byte start in 31 with the right
+ * low nibble passes it: flat x86 binaries often begin "48 89" (mov with a
+ * REX.W prefix), which does.  Such a file fails within its first few dozen
+ * bytes: invalid data, or a block that ends at once followed by a wrong
+ * Adler-32.  So a zlib-detected file that fails either way while its output
+ * does not begin with the ELF magic is reported as not a kernel, not as a
+ * damaged compressed one.  (gzip's magic and method byte are three checked
+ * bytes; a gzip file that fails is a damaged gzip file.)
+ */
+static enum ldr_err inflate_verdict(enum inflate_format fmt, enum ldr_err err,
+				    const uint8_t *out, uint64_t used)
+{
+	static const uint8_t elf_magic[4] = { 0x7f, 'E', 'L', 'F' };
+
+	if (fmt != INFLATE_ZLIB || (err != LDR_E_GZIP_CORRUPT && err != LDR_E_GZIP_CRC))
+		return err;
+	if (used >= sizeof(elf_magic) && memcmp(out, elf_magic, sizeof(elf_magic)) == 0)
+		return err;
+	return LDR_E_NOT_KERNEL;
+}
+
 static uint64_t inflate_first_size(const uint8_t *in, uint64_t in_len,
 				   enum inflate_format fmt, uint64_t limit)
 {
@@ -149,7 +171,7 @@ enum ldr_err inflate_image(const void *in, uint64_t in_len, uint64_t limit,
 		if (zr == Z_STREAM_END)
 			break;
 		if (zr == Z_DATA_ERROR) {
-			err = inflate_data_error(zs.msg);
+			err = inflate_verdict(fmt, inflate_data_error(zs.msg), out, used);
 			goto out;
 		}
 		if (zr == Z_NEED_DICT) {
