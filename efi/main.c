@@ -210,6 +210,8 @@ static EFI_STATUS load_kernel(struct loader *L, const CHAR16 *path)
 	st = L->proto->load(L);
 	if (EFI_ERROR(st))
 		return st;
+	/* the one line of a quiet boot: what, from where - never where to */
+	log_note(L"loading %s (%s kernel)", path, L->proto->name);
 	log_info(L"%s: %s kernel, %d segments, %ld bytes at the slot", path, L->proto->name,
 		 L->elf.nseg, L->layout.size);
 	return EFI_SUCCESS;
