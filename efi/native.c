@@ -13,6 +13,7 @@
 #include "e820.h"
 #include "elfnote.h"
 #include "slot.h"
+#include "tsc.h"
 
 #define NV_INFO_PAGE    0
 #define NV_MMAP_PAGE    1
@@ -20,6 +21,9 @@
 #define NV_MMAP_PAGES   40
 #define NV_CMDLINE_PAGE (NV_MMAP_PAGE + NV_MMAP_PAGES)
 #define NV_PAGES        (NV_CMDLINE_PAGE + 1)
+
+/* the canonical upper half of the 48-bit address space */
+#define NV_UPPER_HALF 0xffff800000000000ULL
 
 static EFI_PHYSICAL_ADDRESS nv_block;
 
@@ -66,6 +70,9 @@ static EFI_STATUS native_load(struct loader *L)
 	SetMem(k, sizeof(*k), 0);
 	k->size = L->elf.load_size;
 	k->align = L->elf.max_align > SLOT_ALIGN ? L->elf.max_align : SLOT_ALIGN;
+	if (L->elf.link_vbase >= NV_UPPER_HALF && L->elf.link_vbase < LDR_HIGH_BASE && log_verbose)
+		log_warn(L"%s is linked at 0x%lx, in the upper half but below 0x%lx: it runs identity-mapped at its physical address, with no virtual KASLR",
+			 L->kernel_path, L->elf.link_vbase, LDR_HIGH_BASE);
 	if (L->elf.link_vbase < LDR_HIGH_BASE) {
 		/* runs at its physical address, so 32-bit absolute relocation
 		 * fields (small code model) bound where it may go */
@@ -137,6 +144,7 @@ static EFI_STATUS native_prepare(struct loader *L, const struct handoff_env *env
 	info->stack_size = env->stack_size;
 	info->stack_top = env->stack_top;
 	info->pml4 = env->cr3;
+	info->tsc_hz = tsc_hz();
 	return EFI_SUCCESS;
 }
 
@@ -191,4 +199,5 @@ const struct boot_proto proto_native = {
 	.prepare = native_prepare,
 	.finish = native_finish,
 	.release = native_release,
+	.entry_state = 1,
 };

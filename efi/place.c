@@ -161,7 +161,8 @@ static EFI_STATUS place_physical(struct loader *L)
 	}
 	place_bits(count, &bi, &bf);
 	log_info(L"physical slots: %ld (%d.%02d bits)", count, bi, bf);
-	L->phys_slots = count;
+	/* nokaslr: one position was possible, the lowest (0 bits) */
+	L->phys_slots = L->opt.nokaslr ? 1 : count;
 	L->phys_base = base;
 	st = EFI_SUCCESS;
 out:
@@ -202,7 +203,7 @@ static EFI_STATUS place_virtual(struct loader *L)
 		return log_ldr(EFI_LOAD_ERROR, err, L"virtual window for a %ld-byte kernel",
 			       L->layout.size);
 	L->virt_base = base;
-	L->virt_slots = count;
+	L->virt_slots = L->opt.nokaslr ? 1 : count;
 	if (!L->opt.nokaslr)
 		L->flags |= KB_FLAG_VIRT_KASLR;
 	log_info(L"virtual slots: %ld", count);

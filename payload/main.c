@@ -3,7 +3,7 @@
  * the loader promised in include/kaslr_boot.h: placement, relocations,
  * memory map, page permissions, the read-only IDT alias, entropy facts.
  * Prints one line on COM1 and leaves QEMU through isa-debug-exit.
- * Built once per variant: PAYLOAD_VARIANT_PIE, _EXEC, _HIGH, _SMALL or _SHARED, with
+ * Built once per variant: PAYLOAD_VARIANT_PIE, _EXEC, _HIGH, _SMALL, _SHARED or _UPPER, with
  * PAYLOAD_LINK_BASE (lowest p_vaddr) and PAYLOAD_LINK_PHYS (lowest p_paddr).
  */
 #include <stddef.h>
@@ -14,6 +14,7 @@
 #include "serial.h"
 #include "efivars.h"
 #include "leftovers.h"
+#include "cpustate.h"
 
 #if defined(PAYLOAD_VARIANT_PIE)
 #define PL_VARIANT "pie"
@@ -25,8 +26,10 @@
 #define PL_VARIANT "small"
 #elif defined(PAYLOAD_VARIANT_SHARED)
 #define PL_VARIANT "shared"
+#elif defined(PAYLOAD_VARIANT_UPPER)
+#define PL_VARIANT "upper" /* linked in the upper half, below the top 2 GiB */
 #else
-#error "define PAYLOAD_VARIANT_PIE, _EXEC, _HIGH, _SMALL or _SHARED"
+#error "define PAYLOAD_VARIANT_PIE, _EXEC, _HIGH, _SMALL, _SHARED or _UPPER"
 #endif
 
 #define PL_MIB           (1024ULL * 1024)
@@ -303,6 +306,9 @@ static void pl_check_placement(const struct kaslr_boot_info *info)
 		FAIL2("image_size", "got", info->image_size, "want", size);
 	if (info->phys_slots == 0 || info->virt_slots == 0)
 		FAIL2("slots", "phys", info->phys_slots, "virt", info->virt_slots);
+	/* nokaslr: one position was possible, so each count is 1 */
+	if ((info->flags & KB_FLAG_NOKASLR) && (info->phys_slots != 1 || info->virt_slots != 1))
+		FAIL2("nokaslr_slots", "phys", info->phys_slots, "virt", info->virt_slots);
 #if defined(PAYLOAD_VARIANT_HIGH)
 	if (virt < PL_HIGH_LO || virt > PL_HIGH_HI || PL_HIGH_HI - virt < size)
 		FAIL2("virt_window", "virt", virt, "size", size);
@@ -419,6 +425,9 @@ static const char *pl_check_mmap(const struct kaslr_boot_info *info)
 			FAIL2("mmap_unsorted", "idx", i, "addr", m[i].addr);
 		if (i > 0 && m[i - 1].addr + m[i - 1].size > m[i].addr)
 			FAIL2("mmap_overlap", "idx", i, "addr", m[i].addr);
+		/* whole pages, as PROTOCOL.md promises */
+		if ((m[i].addr | m[i].size) & (CPU_PAGE - 1))
+			FAIL3("mmap_not_pages", "idx", i, "addr", m[i].addr, "size", m[i].size);
 	}
 
 	int64_t k = pl_mmap_find(m, n, info->phys_base, info->image_size);
@@ -667,6 +676,8 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	}
 
 	pl_check_entry_state(info, entry_rsp);
+	struct cs_report cs;
+	cs_check(info, pl_lo_fail, &cs);
 	pl_check_placement(info);
 	pl_check_relocs();
 #if defined(PAYLOAD_VARIANT_SMALL)
@@ -684,6 +695,7 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 		scanned = lo_scan_secrets(info, pl_lo_fail);
 	/* runtime services through the loader's tables, unchanged */
 	int bli = efivars_bli_count(info);
+	cs_check_tsc(info, pl_lo_fail, &cs);
 
 	serial_puts("payload: PASS variant=" PL_VARIANT " phys=");
 	serial_put_hex(info->phys_base);
@@ -719,6 +731,14 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	serial_puts(info->flags & KB_FLAG_NO_NX ? "0" : "1");
 	serial_puts(" scanned=");
 	serial_put_dec(scanned);
+	serial_puts(" cr4=");
+	serial_put_hex(cs.cr4);
+	serial_puts(" lvt_masked=");
+	serial_put_dec(cs.lvt_masked);
+	serial_puts(" tsc_khz=");
+	serial_put_dec(info->tsc_hz / 1000);
+	serial_puts(" pit_khz=");
+	serial_put_dec(cs.pit_hz / 1000);
 	pl_put_cmdline();
 	serial_putc('\n');
 	pl_exit(PL_EXIT_PASS);
