@@ -7,6 +7,7 @@
  */
 #include "file.h"
 #include "log.h"
+#include "options.h"
 
 #define FILE_CHUNK (4 * MIB)
 
@@ -188,4 +189,15 @@ slashes:
 		if (out[i] == L'/')
 			out[i] = L'\\';
 	return EFI_SUCCESS;
+}
+
+EFI_STATUS file_path_of_option(EFI_LOADED_IMAGE *li, const char *name, CHAR16 *out, UINTN cap)
+{
+	CHAR16 wide[OPT_PATH_MAX];
+	UINTN i;
+
+	for (i = 0; name[i] && i + 1 < OPT_PATH_MAX; i++)
+		wide[i] = (CHAR16)name[i];
+	wide[i] = 0;
+	return file_path_beside_image(li, wide, out, cap);
 }

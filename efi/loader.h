@@ -22,6 +22,10 @@
  */
 #define LDR_EFI_MT_KERNEL  0x80000001u
 #define LDR_EFI_MT_RECLAIM 0x80000002u
+#define LDR_EFI_MT_MODULE  0x80000003u
+
+/* a kernel or module file larger than this is refused unread */
+#define LDR_FILE_MAX (1 * GIB)
 
 /* The top 2 GiB, where -mcmodel=kernel kernels are linked. */
 #define LDR_HIGH_BASE KB_VIRT_WINDOW_START
@@ -84,6 +88,12 @@ struct loader {
 	uint32_t flags;      /* KB_FLAG_* */
 	struct loader_secrets sec;
 
+	/* the modules, placed (kb_module's addr and size; strings in opt) */
+	struct {
+		uint64_t addr, size;
+	} mods[OPT_MODULES_MAX];
+	uint32_t nmods;
+
 	/* placement */
 	uint64_t phys_base;
 	uint64_t virt_base;  /* run-time address of loaded offset 0 */
@@ -99,6 +109,23 @@ EFI_STATUS place_kernel(struct loader *L);
 
 /* Give back the kernel's pages (a boot that failed after place_kernel). */
 void place_release(struct loader *L);
+
+/*
+ * A 4 KiB-aligned range of size bytes for data the kernel gets (a module,
+ * an initrd), drawn uniformly (the lowest with nokaslr) over the free
+ * memory in the kaslr.min/kaslr.max window, ending by max_end when it is
+ * not 0, and reserved as mem_type (AllocatePages(AllocateAddress) of whole
+ * pages; the caller frees them).  It never overlaps anything allocated
+ * before: the kernel, earlier blobs, the loader.  Logs its failure naming
+ * `what`.  Out: *ret_addr, only on success.
+ */
+EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, UINT32 mem_type,
+		      const CHAR16 *what, uint64_t *ret_addr);
+
+/* efi/module.c: read, check and place every module= file; logs.  Their
+ * pages are given back by modules_release (a boot that failed). */
+EFI_STATUS modules_load(struct loader *L);
+void modules_release(struct loader *L);
 
 /* efi/handoff.c: page tables, descriptors, the protocol's hand-off data,
  * ExitBootServices, jump.  Returns only on failure. */

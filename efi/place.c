@@ -3,7 +3,8 @@
  * protocol's size and alignment, at least 2 MiB-aligned) in memory that is
  * free now, reserved with AllocatePages(AllocateAddress), and, when the
  * protocol gives a virtual window, an independently drawn virtual base;
- * then the segments are copied there and relocated.
+ * then the segments are copied there and relocated.  Other data the kernel
+ * gets (modules) is placed the same way, page-aligned (place_blob).
  */
 #include "loader.h"
 #include "log.h"
@@ -21,15 +22,15 @@ static enum ldr_err place_draw(void *ctx, uint64_t n, uint64_t *ret_idx)
 	return drbg_below(ctx, n, ret_idx);
 }
 
-/* AllocatePages(AllocateAddress): the map said free; firmware decides */
+/* AllocatePages(AllocateAddress) of the memory type at ctx: the map said
+ * free; firmware decides */
 static int place_reserve(void *ctx, uint64_t base, uint64_t size)
 {
+	const UINT32 *type = ctx;
 	EFI_PHYSICAL_ADDRESS a = base;
 
-	(void)ctx;
 	return !EFI_ERROR(uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
-					    (EFI_MEMORY_TYPE)LDR_EFI_MT_KERNEL,
-					    EFI_SIZE_TO_PAGES(size), &a));
+					    (EFI_MEMORY_TYPE)*type, EFI_SIZE_TO_PAGES(size), &a));
 }
 
 static enum ldr_err place_lowest(void *ctx, uint64_t n, uint64_t *ret_idx)
@@ -90,6 +91,21 @@ static void place_bits(uint64_t n, unsigned *ret_int, unsigned *ret_frac)
 		*ret_frac = 99;
 }
 
+/*
+ * One slot of sp drawn from the free regions (uniformly; the lowest with
+ * nokaslr) and reserved as mem_type; a refused draw is excluded and
+ * another drawn (slot_place).  avoid[0..*navoid) has room for
+ * PLACE_AVOID_MAX entries.
+ */
+static enum ldr_err place_slot(struct loader *L, const struct mem_region *free_r, size_t nfree,
+			       struct slot_params *sp, struct mem_region *avoid, size_t *navoid,
+			       UINT32 mem_type, uint64_t *ret_base, uint64_t *ret_count)
+{
+	return slot_place(free_r, nfree, sp, avoid, navoid, PLACE_AVOID_MAX,
+			  L->opt.nokaslr ? place_lowest : place_draw, &L->sec.drbg,
+			  place_reserve, &mem_type, PLACE_TRIES, ret_base, ret_count);
+}
+
 static EFI_STATUS place_physical(struct loader *L)
 {
 	struct efi_mmap m;
@@ -141,9 +157,7 @@ static EFI_STATUS place_physical(struct loader *L)
 		place_log_regions(free_r, nfree, L"free", &sp);
 	}
 
-	err = slot_place(free_r, nfree, &sp, avoid, &navoid, PLACE_AVOID_MAX,
-			 L->opt.nokaslr ? place_lowest : place_draw, &L->sec.drbg,
-			 place_reserve, NULL, PLACE_TRIES, &base, &count);
+	err = place_slot(L, free_r, nfree, &sp, avoid, &navoid, LDR_EFI_MT_KERNEL, &base, &count);
 	if (err == LDR_E_NO_SLOT) {
 		st = log_fail(EFI_OUT_OF_RESOURCES,
 			      L"no free 2 MiB-aligned range of %ld bytes between kaslr.min=0x%lx and kaslr.max=0x%lx; give the machine more memory or widen the window",
@@ -208,6 +222,60 @@ static EFI_STATUS place_virtual(struct loader *L)
 		L->flags |= KB_FLAG_VIRT_KASLR;
 	log_info(L"virtual slots: %ld", count);
 	return EFI_SUCCESS;
+}
+
+EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, UINT32 mem_type,
+		      const CHAR16 *what, uint64_t *ret_addr)
+{
+	struct efi_mmap m;
+	struct mem_region *free_r = NULL;
+	struct mem_region avoid[PLACE_AVOID_MAX];
+	size_t nfree = 0, navoid = 0;
+	struct slot_params sp;
+	uint64_t base = 0, count = 0;
+	enum ldr_err err;
+	EFI_STATUS st;
+
+	if (size == 0 || size > UINT64_MAX - PAGE_SIZE)
+		return log_fail(EFI_INVALID_PARAMETER, L"%s: cannot place %ld bytes", what, size);
+	st = mmap_get(&m);
+	if (EFI_ERROR(st))
+		return log_efi(st, L"GetMemoryMap");
+	st = mmap_convert(&m, e820_free_from_efi, &free_r, &nfree);
+	if (EFI_ERROR(st))
+		goto out;
+	SetMem(&sp, sizeof(sp), 0);
+	sp.image_size = ldr_align_up(size, PAGE_SIZE);
+	sp.align = PAGE_SIZE;
+	sp.min_addr = L->opt.min_addr;
+	sp.max_addr = L->opt.max_addr;
+	if (max_end && (sp.max_addr == 0 || sp.max_addr > max_end))
+		sp.max_addr = max_end;
+	err = place_slot(L, free_r, nfree, &sp, avoid, &navoid, mem_type, &base, &count);
+	if (err == LDR_E_NO_SLOT && sp.max_addr)
+		st = log_fail(EFI_OUT_OF_RESOURCES,
+			      L"%s: no free range of %ld bytes in [0x%lx, 0x%lx) (kaslr.min, kaslr.max): give the machine more memory or widen the window",
+			      what, size, sp.min_addr, sp.max_addr);
+	else if (err == LDR_E_NO_SLOT)
+		st = log_fail(EFI_OUT_OF_RESOURCES,
+			      L"%s: no free range of %ld bytes above 0x%lx (kaslr.min): give the machine more memory",
+			      what, size, sp.min_addr);
+	else if (err == LDR_E_SLOT_REFUSED)
+		st = log_fail(EFI_OUT_OF_RESOURCES, L"%s: firmware refused %d ranges in a row",
+			      what, PLACE_TRIES);
+	else if (err != LDR_OK)
+		st = log_ldr(EFI_DEVICE_ERROR, err, L"%s: choosing a place", what);
+	else
+		st = EFI_SUCCESS;
+	if (!EFI_ERROR(st)) {
+		log_info(L"%s: %ld bytes at 0x%lx (%ld positions)", what, size, base, count);
+		*ret_addr = base;
+	}
+out:
+	if (free_r)
+		FreePool(free_r);
+	mmap_free(&m);
+	return st;
 }
 
 void place_release(struct loader *L)

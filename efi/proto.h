@@ -56,6 +56,8 @@ struct boot_proto {
 	 * says - CR0/CR4, x87 and SSE state, 8259 PIC and local APIC LVT
 	 * entries masked; 0: as firmware left them */
 	int entry_state;
+	/* 1: takes module= files (L->mods, listed in its hand-off data) */
+	int modules;
 };
 
 extern const struct boot_proto proto_native;

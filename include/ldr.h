@@ -93,8 +93,10 @@
 	X(LDR_E_OPT_VALUE, INVALID_PARAMETER, "bad option value", LDR_HINT_OPTIONS) \
 	X(LDR_E_OPT_HEX, INVALID_PARAMETER, "bad value: expected exactly 64 hex digits (32 bytes)", NULL) \
 	X(LDR_E_OPT_TOO_LONG, INVALID_PARAMETER, "options too long", LDR_HINT_OPTIONS) \
+	X(LDR_E_OPT_TOO_MANY, INVALID_PARAMETER, "too many modules", "at most 16 module= options") \
 	X(LDR_E_OPT_ENCODING, INVALID_PARAMETER, "options are not valid UCS-2 text", LDR_HINT_OPTIONS) \
 	X(LDR_E_HASH_MISMATCH, SECURITY_VIOLATION, "kernel SHA-256 does not match sha256=", "the file changed or sha256= is stale") \
+	X(LDR_E_MODULE_HASH_MISMATCH, SECURITY_VIOLATION, "module SHA-256 does not match its :sha256= pin", "the file changed or the pin is stale") \
 	X(LDR_E_EMPTY_FILE, LOAD_ERROR, "file is empty", "copy the kernel file again") \
 	X(LDR_E_PT_UNMAPPED, LOAD_ERROR, "address is not mapped by the page tables", NULL) \
 	X(LDR_E_EBS_REFUSED, ABORTED, "ExitBootServices refused every memory map key", NULL) \

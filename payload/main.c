@@ -15,6 +15,7 @@
 #include "efivars.h"
 #include "leftovers.h"
 #include "cpustate.h"
+#include "sha256.h"
 
 #if defined(PAYLOAD_VARIANT_PIE)
 #define PL_VARIANT "pie"
@@ -50,6 +51,7 @@
 #define PL_CRASH_WORD    "payload.crash=ud2"
 #define PL_STACK_WORD    "payload.crash=stack"
 #define PL_SCAN_WORD     "payload.scan=secrets"
+#define PL_MODULE_WORD   "payload.sha256=" /* in a module's string: its digest */
 #define PL_BSS_PROBE     (3 * CPU_PAGE)
 #define PL_2G            0x80000000ULL
 
@@ -537,6 +539,131 @@ static int pl_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return (a >= b && a - b < blen) || (b >= a && b - a < alen);
 }
 
+static int pl_hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A word "payload.sha256=<64 hex digits>" in s[0..len) into want; 1 if found. */
+static int pl_module_expect(const char *s, uint32_t len, uint8_t want[32])
+{
+	const char *key = PL_MODULE_WORD;
+	uint32_t kl = 0;
+
+	while (key[kl])
+		kl++;
+	for (uint32_t i = 0; i < len;) {
+		while (i < len && s[i] == ' ')
+			i++;
+		uint32_t start = i, k = 0;
+		while (i < len && s[i] != ' ')
+			i++;
+		if (i - start != kl + 64)
+			continue;
+		while (k < kl && s[start + k] == key[k])
+			k++;
+		if (k != kl)
+			continue;
+		for (k = 0; k < 32; k++) {
+			int hi = pl_hexval(s[start + kl + 2 * k]), lo = pl_hexval(s[start + kl + 2 * k + 1]);
+
+			if (hi < 0 || lo < 0)
+				return 0;
+			want[k] = (uint8_t)(hi << 4 | lo);
+		}
+		return 1;
+	}
+	return 0;
+}
+
+struct pl_modules {
+	uint32_t count, verified;
+	uint64_t addr[2]; /* of the first two */
+};
+
+/*
+ * The modules: listed in loader-reclaimable memory, each page-aligned,
+ * mapped, in memory of type KB_MEM_MODULE, overlapping neither the kernel,
+ * nor another module, nor anything else handed over; its string
+ * NUL-terminated.  A module whose string says "payload.sha256=HEX" must
+ * have exactly those bytes: the digest is computed here.
+ */
+static void pl_check_modules(const struct kaslr_boot_info *info, struct pl_modules *ret)
+{
+	const struct kb_mem_entry *m = (const struct kb_mem_entry *)(uintptr_t)info->mem_map;
+	const struct kb_module *mod = (const struct kb_module *)(uintptr_t)info->modules;
+	uint32_t n = info->mem_map_count;
+	const struct {
+		uint64_t a, len;
+	} handed[] = {
+		{ info->phys_base, info->image_size },
+		{ (uint64_t)(uintptr_t)info, info->size },
+		{ info->mem_map, (uint64_t)n * sizeof(*m) },
+		{ info->cmdline, (uint64_t)info->cmdline_len + 1 },
+		{ info->modules, (uint64_t)info->module_count * sizeof(*mod) },
+		{ info->pml4, CPU_PAGE },
+		{ info->idt_phys, CPU_PAGE },
+		{ info->stack_top - info->stack_size, info->stack_size },
+		{ info->efi_mmap, info->efi_mmap_size },
+	};
+
+	ret->count = ret->verified = 0;
+	ret->addr[0] = ret->addr[1] = 0;
+	if (!KB_HAS(info, module_entry_size))
+		FAIL1("modules_absent", "size", info->size);
+	ret->count = info->module_count;
+	if (ret->count == 0) {
+		if (info->modules)
+			FAIL1("modules_without_count", "modules", info->modules);
+		return;
+	}
+	if (info->module_entry_size != sizeof(*mod))
+		FAIL2("module_entry_size", "got", info->module_entry_size, "want", sizeof(*mod));
+	pl_need_mapped("modules_unmapped", info->modules, handed[4].len);
+	pl_need_reclaimable("mmap_modules", m, n, info->modules, handed[4].len);
+	for (uint32_t i = 0; i < ret->count; i++) {
+		uint64_t a = mod[i].addr, sz = mod[i].size, pages;
+		uint8_t want[32], got[32];
+		int64_t k;
+
+		if ((a & (CPU_PAGE - 1)) || sz == 0 || sz > ~a - CPU_PAGE)
+			FAIL3("module_range", "idx", i, "addr", a, "size", sz);
+		pages = (sz + CPU_PAGE - 1) & ~(CPU_PAGE - 1);
+		pl_need_mapped("module_unmapped", a, sz);
+		k = pl_mmap_find(m, n, a, pages);
+		if (k < 0 || m[k].type != KB_MEM_MODULE)
+			FAIL3("mmap_module", "idx", i, "addr", a, "type", k < 0 ? 0 : m[k].type);
+		pl_need_mapped("module_string_unmapped", mod[i].string,
+			       (uint64_t)mod[i].string_len + 1);
+		pl_need_reclaimable("mmap_module_string", m, n, mod[i].string,
+				    (uint64_t)mod[i].string_len + 1);
+		const char *str = (const char *)(uintptr_t)mod[i].string;
+		if (str[mod[i].string_len])
+			FAIL2("module_string_nul", "idx", i, "len", mod[i].string_len);
+		for (uint32_t h = 0; h < sizeof(handed) / sizeof(handed[0]); h++)
+			if (handed[h].len && pl_overlap(a, pages, handed[h].a, handed[h].len))
+				FAIL3("module_overlap", "idx", i, "addr", a, "with", h);
+		for (uint32_t j = 0; j < i; j++)
+			if (pl_overlap(a, pages, mod[j].addr, mod[j].size))
+				FAIL3("modules_overlap", "idx", i, "addr", a, "other", mod[j].addr);
+		if (pl_module_expect(str, mod[i].string_len, want)) {
+			sha256((const void *)(uintptr_t)a, sz, got);
+			for (int b = 0; b < 32; b++)
+				if (got[b] != want[b])
+					FAIL3("module_sha256", "idx", i, "byte", b, "got", got[b]);
+			ret->verified++;
+		}
+		if (i < 2)
+			ret->addr[i] = a;
+	}
+}
+
 /* SIDT shows the read-only alias, nowhere near the kernel; a store to it
  * faults, caught by a temporary IDT whose #PF handler checks CR2; then
  * the loader's IDT is back.  Returns 1 (idt_ro) or fails. */
@@ -684,6 +811,8 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	pl_check_abs32(info);
 #endif
 	const char *kmem = pl_check_mmap(info);
+	struct pl_modules mods;
+	pl_check_modules(info, &mods);
 	pl_check_perms(info);
 	int idt_ro = pl_check_idt(info);
 	const char *rng = pl_check_entropy(info);
@@ -739,6 +868,14 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	serial_put_dec(info->tsc_hz / 1000);
 	serial_puts(" pit_khz=");
 	serial_put_dec(cs.pit_hz / 1000);
+	serial_puts(" modules=");
+	serial_put_dec(mods.count);
+	serial_puts(" verified=");
+	serial_put_dec(mods.verified);
+	serial_puts(" mod0=");
+	serial_put_hex(mods.addr[0]);
+	serial_puts(" mod1=");
+	serial_put_hex(mods.addr[1]);
 	pl_put_cmdline();
 	serial_putc('\n');
 	pl_exit(PL_EXIT_PASS);
