@@ -129,14 +129,21 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 .SECONDARY:
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
-.PHONY: all deps unit run esp test clean loader payloads install corpus-tools lint
-all: $(BUILD)/BOOTX64.EFI payloads
+.PHONY: all deps unit run esp test clean loader payloads install corpus-tools lint example
+all: $(BUILD)/BOOTX64.EFI payloads example
 loader: $(BUILD)/BOOTX64.EFI
 
 include payload/payload.mk
 include test/fuzz/fuzz.mk
 # make bench [BENCH_QUICK=1]: benchmarks (test/bench/bench.mk)
 include test/bench/bench.mk
+
+# the worked example of include/PROTOCOL.md, built from the document's text
+# (test/example.sh); test/qemu/cases/example.sh boots it
+EXAMPLE_ELF := $(BUILD)/example/kernel.elf
+example: $(EXAMPLE_ELF)
+$(EXAMPLE_ELF): include/PROTOCOL.md include/kaslr_boot.h test/example.sh
+	test/example.sh include/PROTOCOL.md $(@D)
 
 deps:
 	@test/deps.sh $(DEB_PKGS)
