@@ -106,6 +106,21 @@ static enum ldr_err place_slot(struct loader *L, const struct mem_region *free_r
 			  place_reserve, &mem_type, PLACE_TRIES, ret_base, ret_count);
 }
 
+/* The firmware's map now and the free regions in it; logs its failure and
+ * then leaves nothing allocated. */
+static EFI_STATUS place_free_regions(struct efi_mmap *m, struct mem_region **ret_free,
+				     size_t *ret_n)
+{
+	EFI_STATUS st = mmap_get(m);
+
+	if (EFI_ERROR(st))
+		return log_efi(st, L"GetMemoryMap");
+	st = mmap_convert(m, e820_free_from_efi, ret_free, ret_n);
+	if (EFI_ERROR(st))
+		mmap_free(m);
+	return st;
+}
+
 static EFI_STATUS place_physical(struct loader *L)
 {
 	struct efi_mmap m;
@@ -118,12 +133,9 @@ static EFI_STATUS place_physical(struct loader *L)
 	uint64_t base = 0, count = 0;
 	unsigned bi, bf;
 
-	st = mmap_get(&m);
+	st = place_free_regions(&m, &free_r, &nfree);
 	if (EFI_ERROR(st))
-		return log_efi(st, L"GetMemoryMap");
-	st = mmap_convert(&m, e820_free_from_efi, &free_r, &nfree);
-	if (EFI_ERROR(st))
-		goto out;
+		return st;
 
 	/* the loader's own image: already not free, listed to say so */
 	avoid[navoid].addr = (uint64_t)(UINTN)L->li->ImageBase;
@@ -238,12 +250,10 @@ EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, UINT32 
 
 	if (size == 0 || size > UINT64_MAX - PAGE_SIZE)
 		return log_fail(EFI_INVALID_PARAMETER, L"%s: cannot place %ld bytes", what, size);
-	st = mmap_get(&m);
+	st = place_free_regions(&m, &free_r, &nfree);
 	if (EFI_ERROR(st))
-		return log_efi(st, L"GetMemoryMap");
-	st = mmap_convert(&m, e820_free_from_efi, &free_r, &nfree);
-	if (EFI_ERROR(st))
-		goto out;
+		return st;
+	mmap_free(&m); /* the free list is all it takes */
 	SetMem(&sp, sizeof(sp), 0);
 	sp.image_size = ldr_align_up(size, PAGE_SIZE);
 	sp.align = PAGE_SIZE;
@@ -271,10 +281,7 @@ EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, UINT32 
 		log_info(L"%s: %ld bytes at 0x%lx (%ld positions)", what, size, base, count);
 		*ret_addr = base;
 	}
-out:
-	if (free_r)
-		FreePool(free_r);
-	mmap_free(&m);
+	FreePool(free_r);
 	return st;
 }
 

@@ -539,19 +539,8 @@ static int pl_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 	return (a >= b && a - b < blen) || (b >= a && b - a < alen);
 }
 
-static int pl_hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* A word "payload.sha256=<64 hex digits>" in s[0..len) into want; 1 if found. */
-static int pl_module_expect(const char *s, uint32_t len, uint8_t want[32])
+/* The 64 hex digits of a word "payload.sha256=<64 digits>" in s[0..len), or NULL. */
+static const char *pl_module_expect(const char *s, uint32_t len)
 {
 	const char *key = PL_MODULE_WORD;
 	uint32_t kl = 0;
@@ -568,18 +557,21 @@ static int pl_module_expect(const char *s, uint32_t len, uint8_t want[32])
 			continue;
 		while (k < kl && s[start + k] == key[k])
 			k++;
-		if (k != kl)
-			continue;
-		for (k = 0; k < 32; k++) {
-			int hi = pl_hexval(s[start + kl + 2 * k]), lo = pl_hexval(s[start + kl + 2 * k + 1]);
-
-			if (hi < 0 || lo < 0)
-				return 0;
-			want[k] = (uint8_t)(hi << 4 | lo);
-		}
-		return 1;
+		if (k == kl)
+			return s + start + kl;
 	}
-	return 0;
+	return NULL;
+}
+
+/* The digest in lower-case hex, as sha256sum prints it, equals hex[0..64). */
+static int pl_digest_is(const uint8_t d[32], const char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (int b = 0; b < 32; b++)
+		if (hex[2 * b] != digits[d[b] >> 4] || hex[2 * b + 1] != digits[d[b] & 15])
+			return 0;
+	return 1;
 }
 
 struct pl_modules {
@@ -591,8 +583,9 @@ struct pl_modules {
  * The modules: listed in loader-reclaimable memory, each page-aligned,
  * mapped, in memory of type KB_MEM_MODULE, overlapping neither the kernel,
  * nor another module, nor anything else handed over; its string
- * NUL-terminated.  A module whose string says "payload.sha256=HEX" must
- * have exactly those bytes: the digest is computed here.
+ * NUL-terminated.  A module whose string says "payload.sha256=HEX" (lower
+ * case, as sha256sum prints it) must have exactly those bytes: the digest
+ * is computed here.
  */
 static void pl_check_modules(const struct kaslr_boot_info *info, struct pl_modules *ret)
 {
@@ -629,7 +622,8 @@ static void pl_check_modules(const struct kaslr_boot_info *info, struct pl_modul
 	pl_need_reclaimable("mmap_modules", m, n, info->modules, handed[4].len);
 	for (uint32_t i = 0; i < ret->count; i++) {
 		uint64_t a = mod[i].addr, sz = mod[i].size, pages;
-		uint8_t want[32], got[32];
+		const char *want;
+		uint8_t got[32];
 		int64_t k;
 
 		if ((a & (CPU_PAGE - 1)) || sz == 0 || sz > ~a - CPU_PAGE)
@@ -652,11 +646,11 @@ static void pl_check_modules(const struct kaslr_boot_info *info, struct pl_modul
 		for (uint32_t j = 0; j < i; j++)
 			if (pl_overlap(a, pages, mod[j].addr, mod[j].size))
 				FAIL3("modules_overlap", "idx", i, "addr", a, "other", mod[j].addr);
-		if (pl_module_expect(str, mod[i].string_len, want)) {
+		want = pl_module_expect(str, mod[i].string_len);
+		if (want) {
 			sha256((const void *)(uintptr_t)a, sz, got);
-			for (int b = 0; b < 32; b++)
-				if (got[b] != want[b])
-					FAIL3("module_sha256", "idx", i, "byte", b, "got", got[b]);
+			if (!pl_digest_is(got, want))
+				FAIL3("module_sha256", "idx", i, "addr", a, "size", sz);
 			ret->verified++;
 		}
 		if (i < 2)

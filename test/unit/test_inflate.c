@@ -91,8 +91,13 @@ static uint8_t *make_data(size_t n, uint32_t seed)
 	return d;
 }
 
-/* gzip (window_bits 31) or zlib (15) by streaming deflate. */
-static struct buf deflate_buf(const uint8_t *d, size_t n, int window_bits)
+/*
+ * gzip (window_bits 31) or zlib (15) by streaming deflate; with flush_at
+ * non-zero, a full flush after that many input bytes, which ends a block
+ * and byte-aligns the next: *ret_flushed (if not NULL) is its offset.
+ */
+static struct buf deflate_flushed(const uint8_t *d, size_t n, int window_bits, size_t flush_at,
+				  size_t *ret_flushed)
 {
 	struct buf b;
 	z_stream zs;
@@ -103,14 +108,24 @@ static struct buf deflate_buf(const uint8_t *d, size_t n, int window_bits)
 	b.len = deflateBound(&zs, n) + 64;
 	b.p = malloc(b.len);
 	zs.next_in = (Bytef *)d;
-	zs.avail_in = (uInt)n;
+	zs.avail_in = (uInt)flush_at;
 	zs.next_out = b.p;
 	zs.avail_out = (uInt)b.len;
+	if (flush_at && deflate(&zs, Z_FULL_FLUSH) != Z_OK)
+		abort();
+	if (ret_flushed)
+		*ret_flushed = zs.total_out;
+	zs.avail_in = (uInt)(n - flush_at);
 	if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
 		abort();
 	b.len = zs.total_out;
 	deflateEnd(&zs);
 	return b;
+}
+
+static struct buf deflate_buf(const uint8_t *d, size_t n, int window_bits)
+{
+	return deflate_flushed(d, n, window_bits, 0, NULL);
 }
 
 static struct buf make_gzip(const uint8_t *d, size_t n) { return deflate_buf(d, n, 31); }
@@ -553,32 +568,14 @@ TEST(test_corrupt_and_trailing)
 
 /*
  * zlib data of d[0..n) whose second deflate block (after a full flush at
- * `first` input bytes, which byte-aligns it) has the reserved BTYPE 3:
- * inflating it yields exactly d[0..first), then fails.
+ * `first` input bytes) has the reserved BTYPE 3: inflating it yields
+ * exactly d[0..first), then fails.
  */
 static struct buf zlib_bad_second_block(const uint8_t *d, size_t n, size_t first)
 {
-	struct buf b;
 	size_t at;
-	z_stream zs;
+	struct buf b = deflate_flushed(d, n, 15, first, &at);
 
-	memset(&zs, 0, sizeof(zs));
-	if (deflateInit2(&zs, 9, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-		abort();
-	b.len = deflateBound(&zs, n) + 64;
-	b.p = malloc(b.len);
-	zs.next_in = (Bytef *)d;
-	zs.avail_in = (uInt)first;
-	zs.next_out = b.p;
-	zs.avail_out = (uInt)b.len;
-	if (deflate(&zs, Z_FULL_FLUSH) != Z_OK)
-		abort();
-	at = zs.total_out;
-	zs.avail_in = (uInt)(n - first);
-	if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
-		abort();
-	b.len = zs.total_out;
-	deflateEnd(&zs);
 	b.p[at] |= 0x06;
 	return b;
 }
