@@ -67,7 +67,7 @@ if [ "$show" = 1 ] && [ -z "$until" ]; then
 		# quoted only where the shell needs it
 		if [[ $a =~ ^[][A-Za-z0-9_./=,:+@%-]+$ ]]; then printf ' %s' "$a"; else printf ' %q' "$a"; fi
 	done
-	printf '\n\n'
+	printf '\n'
 	timeout --foreground "$timeout" "${qemu[@]}" -serial stdio | tee "$log" | unescape
 	exit "${PIPESTATUS[0]}"
 fi
