@@ -3,13 +3,14 @@
 
 CC      ?= gcc
 HOSTCC  ?= $(CC)
+HOSTCXX ?= g++
 LD      := ld
 OBJCOPY := objcopy
 BUILD   := build
 
 # Debian packages every tier needs; `make deps` installs the missing ones.
 DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf qemu-system-x86 mtools dosfstools \
-            systemd-boot-efi sbsigntool clang libclang-rt-14-dev gcc make binutils gzip \
+            systemd-boot-efi sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck
 
 WARN := -Wall -Wextra -Werror
@@ -52,6 +53,20 @@ $(BUILD)/host/unit/%.o: test/unit/%.c
 
 $(BUILD)/host/test_%: $(BUILD)/host/unit/test_%.o $(HOST_OBJ)
 	$(HOSTCC) $(HOST_CFLAGS) $< $(HOST_OBJ) $(HOST_LDLIBS) -o $@
+
+# include/kaslr_boot.h as a kernel includes it: alone on the include path
+# (so it cannot lean on a loader header), freestanding, C99 and C++11,
+# pedantic, warnings as errors.  `make unit` builds these objects.
+HDR_DIR   := $(BUILD)/host/hdr
+HDR_CHECK := $(HDR_DIR)/kaslr_boot_c99.o $(HDR_DIR)/kaslr_boot_cxx11.o
+HDR_FLAGS := -pedantic $(WARN) -ffreestanding -I$(HDR_DIR)/include
+$(HDR_DIR)/include/kaslr_boot.h: include/kaslr_boot.h
+	@mkdir -p $(@D)
+	cp $< $@
+$(HDR_DIR)/kaslr_boot_c99.o: test/unit/hdr_kaslr_boot.c $(HDR_DIR)/include/kaslr_boot.h
+	$(HOSTCC) -std=c99 $(HDR_FLAGS) -c $< -o $@
+$(HDR_DIR)/kaslr_boot_cxx11.o: test/unit/hdr_kaslr_boot.c $(HDR_DIR)/include/kaslr_boot.h
+	$(HOSTCXX) -x c++ -std=c++11 $(HDR_FLAGS) -c $< -o $@
 
 # ---------------------------------------------------------------- corpus tools
 # test/corpus/run.sh: mkcorpus writes the malformed kernels, check_corpus
@@ -134,8 +149,8 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 .SECONDARY:
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
-.PHONY: all deps unit run esp test clean loader payloads install corpus-tools lint
-all: $(BUILD)/BOOTX64.EFI payloads
+.PHONY: all deps unit run esp test clean loader payloads install corpus-tools lint example
+all: $(BUILD)/BOOTX64.EFI payloads example
 loader: $(BUILD)/BOOTX64.EFI
 
 include payload/payload.mk
@@ -147,10 +162,17 @@ include test/matrix/matrix.mk
 # make bench [BENCH_QUICK=1]: benchmarks (test/bench/bench.mk)
 include test/bench/bench.mk
 
+# the worked example of include/PROTOCOL.md, built from the document's text
+# (test/example.sh); test/qemu/cases/example.sh boots it
+EXAMPLE_ELF := $(BUILD)/example/kernel.elf
+example: $(EXAMPLE_ELF)
+$(EXAMPLE_ELF): include/PROTOCOL.md include/kaslr_boot.h test/example.sh
+	test/example.sh include/PROTOCOL.md $(@D)
+
 deps:
 	@test/deps.sh $(DEB_PKGS)
 
-unit: $(UNIT_BIN)
+unit: $(HDR_CHECK) $(UNIT_BIN)
 	@test/run-unit.sh $(UNIT_BIN)
 
 corpus-tools: $(CORPUS_TOOLS)

@@ -66,6 +66,50 @@ handoff_jump:
 	.size handoff_jump, . - handoff_jump
 
 /*
+ * void cpu_entry_state(void): the CPU state include/PROTOCOL.md ("Entry
+ * state") promises a kernel of this loader's protocol, made just before
+ * handoff_jump (after ExitBootServices; nothing between uses the FPU):
+ *   CR0  MP and NE set, EM, TS and AM clear (x87 and SSE instructions run,
+ *        their errors are exceptions); handoff_jump adds WP
+ *   CR4  exactly PAE, OSFXSR, OSXMMEXCPT, and MCE if firmware had set it
+ *   x87  as after FNINIT; MXCSR 0x1F80 (every exception masked, round to
+ *        nearest); XMM0-XMM15 zero
+ */
+	.globl cpu_entry_state
+	.type cpu_entry_state, @function
+cpu_entry_state:
+	mov	%cr0, %rax
+	or	$0x22, %rax		/* MP (1), NE (5) */
+	and	$~0x4000c, %rax		/* EM (2), TS (3), AM (18) */
+	mov	%rax, %cr0
+	mov	%cr4, %rax
+	and	$0x40, %rax		/* MCE (6) as firmware left it */
+	or	$0x620, %rax		/* PAE (5), OSFXSR (9), OSXMMEXCPT (10) */
+	mov	%rax, %cr4
+	fninit
+	pushq	$0x1f80
+	ldmxcsr	(%rsp)
+	add	$8, %rsp
+	pxor	%xmm0, %xmm0
+	pxor	%xmm1, %xmm1
+	pxor	%xmm2, %xmm2
+	pxor	%xmm3, %xmm3
+	pxor	%xmm4, %xmm4
+	pxor	%xmm5, %xmm5
+	pxor	%xmm6, %xmm6
+	pxor	%xmm7, %xmm7
+	pxor	%xmm8, %xmm8
+	pxor	%xmm9, %xmm9
+	pxor	%xmm10, %xmm10
+	pxor	%xmm11, %xmm11
+	pxor	%xmm12, %xmm12
+	pxor	%xmm13, %xmm13
+	pxor	%xmm14, %xmm14
+	pxor	%xmm15, %xmm15
+	ret
+	.size cpu_entry_state, . - cpu_entry_state
+
+/*
  * Early-exception stubs.  Each pushes a zero where the CPU pushes no error
  * code, then its vector, so exc_common always sees the same frame:
  *   [rsp] r15 … rax, vector, error, rip, cs, rflags, rsp, ss

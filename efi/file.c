@@ -8,6 +8,7 @@
 #include "file.h"
 #include "log.h"
 #include "sha256.h"
+#include "options.h"
 
 #define FILE_CHUNK (4 * MIB)
 
@@ -204,4 +205,15 @@ EFI_STATUS file_check_sha256(const CHAR16 *what, const CHAR16 *path, const void 
 			       L"%s %s: refusing to boot", what, path);
 	log_info(L"%s %s: sha256 matches", what, path);
 	return EFI_SUCCESS;
+}
+
+EFI_STATUS file_path_of_option(EFI_LOADED_IMAGE *li, const char *name, CHAR16 *out, UINTN cap)
+{
+	CHAR16 wide[OPT_PATH_MAX];
+	UINTN i;
+
+	for (i = 0; name[i] && i + 1 < OPT_PATH_MAX; i++)
+		wide[i] = (CHAR16)name[i];
+	wide[i] = 0;
+	return file_path_beside_image(li, wide, out, cap);
 }

@@ -64,4 +64,7 @@ EFI_STATUS file_alloc_pages(UINT64 size, void **ret_buf);
 EFI_STATUS file_path_beside_image(EFI_LOADED_IMAGE *li, const CHAR16 *name,
 				  CHAR16 *out, UINTN cap);
 
+/* The same for an option's ASCII path (kernel=, module=). */
+EFI_STATUS file_path_of_option(EFI_LOADED_IMAGE *li, const char *name, CHAR16 *out, UINTN cap);
+
 #endif

@@ -70,6 +70,18 @@ static const struct {
 extern void handoff_jump(uint64_t cr3, const void *gdtr, const void *idtr,
 			 uint64_t stack_top, uint64_t entry, uint64_t arg)
 	__attribute__((noreturn));
+extern void cpu_entry_state(void);
+
+#define PIC1_DATA        0x21
+#define PIC2_DATA        0xa1
+#define MSR_APIC_BASE    0x1b
+#define APIC_BASE_X2APIC (1ULL << 10)
+#define APIC_BASE_ENABLE (1ULL << 11)
+#define APIC_BASE_ADDR   0x000ffffffffff000ULL
+#define APIC_VERSION     0x030
+#define APIC_TIMER_INIT  0x380
+#define APIC_LVT_MASKED  (1u << 16)
+#define CPUID1_EDX_APIC  (1u << 9)
 
 struct ho_cpu {
 	int nx;     /* CPUID 0x80000001 EDX[20]: execute-disable */
@@ -112,6 +124,74 @@ static void ho_cpu_features(struct ho_cpu *c)
 		c->nx = (edx >> 20) & 1;
 		c->gb = (edx >> 26) & 1;
 	}
+}
+
+/*
+ * The local APIC's local vector table entries masked, by xAPIC register
+ * offset (the x2APIC MSR is 0x800 + offset / 16), each with the lowest
+ * "max LVT entry" (version register bits 16-23) that has it.  LINT1 (NMI)
+ * is left as firmware set it.
+ */
+static const struct {
+	uint16_t off;
+	uint8_t min_maxlvt;
+} ho_lvts[] = {
+	{ 0x320, 0 }, /* timer */
+	{ 0x350, 0 }, /* LINT0 */
+	{ 0x370, 0 }, /* error */
+	{ 0x340, 4 }, /* performance counters */
+	{ 0x330, 5 }, /* thermal sensor */
+	{ 0x2f0, 6 }, /* corrected machine-check interrupt */
+};
+
+static void ho_outb(uint16_t port, uint8_t v)
+{
+	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+static uint32_t ho_apic_read(uint64_t base, int x2apic, uint16_t off)
+{
+	if (x2apic)
+		return (uint32_t)ho_rdmsr(0x800 + off / 16);
+	return *(volatile uint32_t *)phys_to_ptr(base + off);
+}
+
+static void ho_apic_write(uint64_t base, int x2apic, uint16_t off, uint32_t v)
+{
+	if (x2apic)
+		ho_wrmsr(0x800 + off / 16, v);
+	else
+		*(volatile uint32_t *)phys_to_ptr(base + off) = v;
+}
+
+/*
+ * After ExitBootServices, for protocols that promise it: both 8259 PICs
+ * masked, the local APIC timer stopped and its LVT entries masked, so a
+ * kernel that sets IF before programming them gets no interrupt it did
+ * not ask for.  (The APIC stays enabled or not, xAPIC or x2APIC, as
+ * firmware left it.)
+ */
+static void ho_mask_interrupts(void)
+{
+	uint64_t ab, base;
+	unsigned maxlvt, i;
+	int x2;
+
+	ho_outb(PIC1_DATA, 0xff);
+	ho_outb(PIC2_DATA, 0xff);
+	if (!(cpuid(1, 0).edx & CPUID1_EDX_APIC))
+		return;
+	ab = ho_rdmsr(MSR_APIC_BASE);
+	if (!(ab & APIC_BASE_ENABLE))
+		return;
+	x2 = (ab & APIC_BASE_X2APIC) != 0;
+	base = ab & APIC_BASE_ADDR;
+	maxlvt = (ho_apic_read(base, x2, APIC_VERSION) >> 16) & 0xff;
+	ho_apic_write(base, x2, APIC_TIMER_INIT, 0);
+	for (i = 0; i < sizeof(ho_lvts) / sizeof(ho_lvts[0]); i++)
+		if (maxlvt >= ho_lvts[i].min_maxlvt)
+			ho_apic_write(base, x2, ho_lvts[i].off,
+				      ho_apic_read(base, x2, ho_lvts[i].off) | APIC_LVT_MASKED);
 }
 
 /* GDT with a TSS whose IST serves the early-exception gates; the IDT. */
@@ -328,6 +408,10 @@ EFI_STATUS handoff_boot(struct loader *L)
 	loader_wipe_secrets(L);
 	if (cpu.nx)
 		ho_wrmsr(MSR_EFER, ho_rdmsr(MSR_EFER) | EFER_NXE);
+	if (L->proto->entry_state) {
+		ho_mask_interrupts();
+		cpu_entry_state();
+	}
 	handoff_jump(pt.pml4_phys, ho_block + HO_GDTR_OFF, ho_block + HO_IDTR_OFF,
 		     env.stack_top + 8, L->entry, x.arg);
 fail:

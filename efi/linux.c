@@ -264,7 +264,7 @@ static EFI_STATUS linux_load_initrds(struct loader *L)
 			max_end = 0;
 		else
 			max_end = (uint64_t)lx_hdr.initrd_addr_max + 1;
-		st = place_blob(L, total, max_end, L"initrd", &lx_initrd, &count);
+		st = place_blob(L, total, max_end, LDR_EFI_MT_RECLAIM, L"initrd", &lx_initrd, &count);
 	}
 	if (!EFI_ERROR(st) && total) {
 		lx_initrd_size = total;

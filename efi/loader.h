@@ -23,6 +23,10 @@
  */
 #define LDR_EFI_MT_KERNEL  0x80000001u
 #define LDR_EFI_MT_RECLAIM 0x80000002u
+#define LDR_EFI_MT_MODULE  0x80000003u
+
+/* a kernel or module file larger than this is refused unread */
+#define LDR_FILE_MAX (1 * GIB)
 
 /* The top 2 GiB, where -mcmodel=kernel kernels are linked. */
 #define LDR_HIGH_BASE KB_VIRT_WINDOW_START
@@ -91,6 +95,12 @@ struct loader {
 	uint32_t flags;      /* KB_FLAG_* */
 	struct loader_secrets sec;
 
+	/* the modules, placed (kb_module's addr and size; strings in opt) */
+	struct {
+		uint64_t addr, size;
+	} mods[OPT_MODULES_MAX];
+	uint32_t nmods;
+
 	/* placement */
 	uint64_t phys_base;
 	uint64_t virt_base;  /* run-time address of loaded offset 0 */
@@ -104,21 +114,27 @@ struct loader {
  * relocate the kernel there.  Logs its own failure. */
 EFI_STATUS place_kernel(struct loader *L);
 
-/*
- * A random page-aligned home for size bytes of data the kernel gets (an
- * initrd, a module): drawn uniformly over the page-aligned positions in
- * memory free now, above 1 MiB, ending by max_end (0: anywhere) and by the
- * layout's max_end, clear of its keep-out ranges; reserved as loader
- * reclaimable memory (AllocatePages(AllocateAddress)), so it cannot overlap
- * the kernel or anything else the loader has placed or allocated.  `what`
- * names it in error lines.  Out: *ret_addr, *ret_count (the positions there
- * were).  Give it back with FreePages when the boot fails.
- */
-EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, const CHAR16 *what,
-		      uint64_t *ret_addr, uint64_t *ret_count);
-
 /* Give back the kernel's pages (a boot that failed after place_kernel). */
 void place_release(struct loader *L);
+
+/*
+ * A 4 KiB-aligned range of size bytes for data the kernel gets (a module,
+ * an initrd), drawn uniformly (the lowest with nokaslr) over the free
+ * memory in the kaslr.min/kaslr.max window, ending by max_end when it is
+ * not 0 and by the layout's max_end, clear of its keep-out ranges, and
+ * reserved as mem_type (AllocatePages(AllocateAddress) of whole pages; the
+ * caller frees them).  It never overlaps anything allocated before: the
+ * kernel, earlier blobs, the loader.  Logs its failure naming `what`.
+ * Out: *ret_addr, only on success; *ret_count (may be NULL) the positions
+ * there were.
+ */
+EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, UINT32 mem_type,
+		      const CHAR16 *what, uint64_t *ret_addr, uint64_t *ret_count);
+
+/* efi/module.c: read, check and place every module= file; logs.  Their
+ * pages are given back by modules_release (a boot that failed). */
+EFI_STATUS modules_load(struct loader *L);
+void modules_release(struct loader *L);
 
 /* efi/handoff.c: page tables, descriptors, the protocol's hand-off data,
  * ExitBootServices, jump.  Returns only on failure. */

@@ -57,6 +57,16 @@ void log_warn(const CHAR16 *fmt, ...)
 	Print(L"\n");
 }
 
+void log_note(const CHAR16 *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_vline(L"", fmt, ap);
+	va_end(ap);
+	Print(L"\n");
+}
+
 void log_info(const CHAR16 *fmt, ...)
 {
 	va_list ap;

@@ -22,8 +22,13 @@ EFI_STATUS log_ldr(EFI_STATUS st, enum ldr_err err, const CHAR16 *fmt, ...);
 /* Print "kaslr-loader: error: <fmt…>" and return st. */
 EFI_STATUS log_fail(EFI_STATUS st, const CHAR16 *fmt, ...);
 
-/* "kaslr-loader: warning: …" always; "kaslr-loader: …" only in verbose mode. */
+/*
+ * "kaslr-loader: warning: …" always; "kaslr-loader: …" always (log_note:
+ * the one line a quiet boot prints, which must hold no address) or only in
+ * verbose mode (log_info).
+ */
 void log_warn(const CHAR16 *fmt, ...);
+void log_note(const CHAR16 *fmt, ...);
 void log_info(const CHAR16 *fmt, ...);
 
 /*

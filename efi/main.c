@@ -19,9 +19,7 @@
 #include "bli.h"
 
 #define CONF_NAME L"kaslr.conf"
-#define KERNEL_DEFAULT L"kernel.elf"
-/* a kernel file (compressed or not) larger than this is refused unread */
-#define KERNEL_FILE_MAX (1 * GIB)
+#define KERNEL_DEFAULT "kernel.elf"
 
 
 /* the load options' text: kept to be wiped (it may hold kaslr.seed=) */
@@ -137,18 +135,10 @@ static void protect_decompressors(struct loader *L)
 
 static EFI_STATUS kernel_path(struct loader *L, CHAR16 *path, UINTN cap)
 {
-	CHAR16 name[OPT_PATH_MAX];
-	UINTN i;
 	EFI_STATUS st;
 
-	if (L->opt.kernel[0]) {
-		for (i = 0; L->opt.kernel[i] && i + 1 < OPT_PATH_MAX; i++)
-			name[i] = (CHAR16)L->opt.kernel[i];
-		name[i] = 0;
-	} else {
-		StrCpy(name, KERNEL_DEFAULT);
-	}
-	st = file_path_beside_image(L->li, name, path, cap);
+	st = file_path_of_option(L->li, L->opt.kernel[0] ? L->opt.kernel : KERNEL_DEFAULT, path,
+				 cap);
 	if (EFI_ERROR(st))
 		return log_efi(st, L"kernel path too long");
 	return EFI_SUCCESS;
@@ -161,7 +151,7 @@ static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
 	enum ldr_err err;
 	EFI_STATUS st;
 
-	st = file_read(L->li->DeviceHandle, path, KERNEL_FILE_MAX, &L->file, &L->file_size, &ff);
+	st = file_read(L->li->DeviceHandle, path, LDR_FILE_MAX, &L->file, &L->file_size, &ff);
 	if (EFI_ERROR(st))
 		return file_report(st, L"kernel", path, &ff);
 	if (L->file_size == 0)
@@ -206,6 +196,12 @@ static EFI_STATUS load_kernel(struct loader *L, const CHAR16 *path)
 	st = L->proto->load(L);
 	if (EFI_ERROR(st))
 		return st;
+	/* the one line of a quiet boot: what, from where - never where to */
+	if (L->opt.nmodules)
+		log_note(L"loading %s (%s kernel) and %d module%s", path, L->proto->name,
+			 (int)L->opt.nmodules, L->opt.nmodules == 1 ? L"" : L"s");
+	else
+		log_note(L"loading %s (%s kernel)", path, L->proto->name);
 	log_info(L"%s: %s kernel, %d segments, %ld bytes at the slot", path, L->proto->name,
 		 L->elf.nseg, L->layout.size);
 	return EFI_SUCCESS;
@@ -270,7 +266,12 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		log_step(L"place, copy and relocate");
 		/* the image was copied into place; drop the sources */
 		release_image(L);
-		st = handoff_boot(L); /* returns only on failure */
+		st = modules_load(L);
+		if (!EFI_ERROR(st)) {
+			log_step(L"modules");
+			st = handoff_boot(L); /* returns only on failure */
+			modules_release(L);
+		}
 		place_release(L);
 	}
 	release_image(L);

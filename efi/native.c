@@ -7,19 +7,33 @@
  *   block + page 0              struct kaslr_boot_info
  *         + NV_MMAP_PAGE        memory map (kb_mem_entry[])   NV_MMAP_PAGES
  *         + NV_CMDLINE_PAGE     command line                  1 page
+ *         + NV_MODULE_PAGE      kb_module[]                   1 page
+ *         + NV_MODSTR_PAGE      the modules' strings          NV_MODSTR_PAGES
+ *
+ * The modules themselves are in pages of their own (efi/module.c).
  */
 #include "proto.h"
 #include "log.h"
 #include "e820.h"
 #include "elfnote.h"
 #include "slot.h"
+#include "tsc.h"
 
 #define NV_INFO_PAGE    0
 #define NV_MMAP_PAGE    1
 /* room for E820_CAP_FOR() of a 64 KiB map of 40-byte descriptors */
 #define NV_MMAP_PAGES   40
 #define NV_CMDLINE_PAGE (NV_MMAP_PAGE + NV_MMAP_PAGES)
-#define NV_PAGES        (NV_CMDLINE_PAGE + 1)
+#define NV_MODULE_PAGE  (NV_CMDLINE_PAGE + 1)
+#define NV_MODSTR_PAGE  (NV_MODULE_PAGE + 1)
+#define NV_MODSTR_PAGES ((OPT_MODULES_MAX * OPT_MODULE_STRING_MAX + PAGE_SIZE - 1) / PAGE_SIZE)
+#define NV_PAGES        (NV_MODSTR_PAGE + NV_MODSTR_PAGES)
+
+_Static_assert(OPT_MODULES_MAX * sizeof(struct kb_module) <= PAGE_SIZE,
+	       "the module list fits its page");
+
+/* the canonical upper half of the 48-bit address space */
+#define NV_UPPER_HALF 0xffff800000000000ULL
 
 static EFI_PHYSICAL_ADDRESS nv_block;
 
@@ -66,6 +80,9 @@ static EFI_STATUS native_load(struct loader *L)
 	SetMem(k, sizeof(*k), 0);
 	k->size = L->elf.load_size;
 	k->align = L->elf.max_align > SLOT_ALIGN ? L->elf.max_align : SLOT_ALIGN;
+	if (L->elf.link_vbase >= NV_UPPER_HALF && L->elf.link_vbase < LDR_HIGH_BASE && log_verbose)
+		log_warn(L"%s is linked at 0x%lx, in the upper half but below 0x%lx: it runs identity-mapped at its physical address, with no virtual KASLR",
+			 L->kernel_path, L->elf.link_vbase, LDR_HIGH_BASE);
 	if (L->elf.link_vbase < LDR_HIGH_BASE) {
 		/* runs at its physical address, so 32-bit absolute relocation
 		 * fields (small code model) bound where it may go */
@@ -90,6 +107,28 @@ static EFI_STATUS native_load(struct loader *L)
 				L->kernel_path);
 	}
 	return EFI_SUCCESS;
+}
+
+/* The placed modules (L->mods, in the order given) and their strings. */
+static void native_modules(const struct loader *L, struct kaslr_boot_info *info)
+{
+	struct kb_module *mod = (struct kb_module *)nv_page(NV_MODULE_PAGE);
+	char *str = (char *)nv_page(NV_MODSTR_PAGE);
+	uint32_t i;
+
+	for (i = 0; i < L->nmods; i++) {
+		const struct opt_module *om = &L->opt.modules[i];
+
+		mod[i].addr = L->mods[i].addr;
+		mod[i].size = L->mods[i].size;
+		mod[i].string = ptr_to_phys(str);
+		mod[i].string_len = om->string_len;
+		CopyMem(str, om->string, om->string_len + 1);
+		str += om->string_len + 1;
+	}
+	info->modules = L->nmods ? ptr_to_phys(mod) : 0;
+	info->module_count = L->nmods;
+	info->module_entry_size = sizeof(*mod);
 }
 
 static EFI_STATUS native_prepare(struct loader *L, const struct handoff_env *env)
@@ -137,6 +176,8 @@ static EFI_STATUS native_prepare(struct loader *L, const struct handoff_env *env
 	info->stack_size = env->stack_size;
 	info->stack_top = env->stack_top;
 	info->pml4 = env->cr3;
+	info->tsc_hz = tsc_hz();
+	native_modules(L, info);
 	return EFI_SUCCESS;
 }
 
@@ -191,4 +232,6 @@ const struct boot_proto proto_native = {
 	.prepare = native_prepare,
 	.finish = native_finish,
 	.release = native_release,
+	.entry_state = 1,
+	.modules = 1,
 };

@@ -15,9 +15,7 @@
 /* a refused slot is excluded and another drawn, this many times at most */
 #define PLACE_TRIES 16
 #define PLACE_AVOID_MAX (PLACE_TRIES + 2 + KERNEL_LAYOUT_AVOID_MAX)
-/* data placed for the kernel stays above the first MiB (real-mode
- * trampolines, BIOS areas, the ISA hole) */
-#define PLACE_BLOB_MIN (1 * MIB)
+
 
 static enum ldr_err place_draw(void *ctx, uint64_t n, uint64_t *ret_idx)
 {
@@ -148,17 +146,17 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 			 place_reserve, &type, PLACE_TRIES, &base, &count);
 	if (err == LDR_E_NO_SLOT) {
 		st = log_fail(EFI_OUT_OF_RESOURCES,
-			      L"no free 0x%lx-aligned range of %ld bytes for the %s between 0x%lx and 0x%lx; give the machine more memory or widen the window (kaslr.min=, kaslr.max=, mem=)",
-			      sp->align, sp->image_size, what, sp->min_addr, sp->max_addr);
+			      L"%s: no free range of %ld bytes in [0x%lx, 0x%lx) (kaslr.min, kaslr.max): give the machine more memory or widen the window",
+			      what, sp->image_size, sp->min_addr, sp->max_addr);
 		goto out;
 	}
 	if (err == LDR_E_SLOT_REFUSED) {
 		st = log_fail(EFI_OUT_OF_RESOURCES,
-			      L"firmware refused %d places in a row for the %s", PLACE_TRIES, what);
+			      L"%s: firmware refused %d places in a row", what, PLACE_TRIES);
 		goto out;
 	}
 	if (err != LDR_OK) {
-		st = log_ldr(EFI_DEVICE_ERROR, err, L"choosing a place for the %s", what);
+		st = log_ldr(EFI_DEVICE_ERROR, err, L"%s: choosing a place", what);
 		goto out;
 	}
 	*ret_base = base;
@@ -189,32 +187,35 @@ static EFI_STATUS place_physical(struct loader *L)
 		sp.max_addr = L->layout.max_end;
 		log_info(L"the kernel must end by 0x%lx", sp.max_addr);
 	}
-	st = place_in_free(L, &sp, LDR_EFI_MT_KERNEL, L"kernel", log_verbose, &base, &count);
+	st = place_in_free(L, &sp, LDR_EFI_MT_KERNEL, L"the kernel", log_verbose, &base, &count);
 	if (EFI_ERROR(st))
 		return st;
 	place_bits(count, &bi, &bf);
 	log_info(L"physical slots: %ld (%d.%02d bits)", count, bi, bf);
-	L->phys_slots = count;
+	/* nokaslr: one position was possible, the lowest (0 bits) */
+	L->phys_slots = L->opt.nokaslr ? 1 : count;
 	L->phys_base = base;
 	return EFI_SUCCESS;
 }
 
-EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, const CHAR16 *what,
-		      uint64_t *ret_addr, uint64_t *ret_count)
+EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, UINT32 mem_type,
+		      const CHAR16 *what, uint64_t *ret_addr, uint64_t *ret_count)
 {
 	struct slot_params sp;
-	uint64_t end = L->layout.max_end;
+	uint64_t end = L->opt.max_addr, count = 0;
 
 	if (size == 0 || size > UINT64_MAX - (PAGE_SIZE - 1))
-		return log_fail(EFI_INVALID_PARAMETER, L"the %s has no size to place", what);
+		return log_fail(EFI_INVALID_PARAMETER, L"%s: cannot place %ld bytes", what, size);
+	if (L->layout.max_end && (end == 0 || L->layout.max_end < end))
+		end = L->layout.max_end;
 	if (max_end && (end == 0 || max_end < end))
 		end = max_end;
 	SetMem(&sp, sizeof(sp), 0);
 	sp.image_size = ldr_align_up(size, PAGE_SIZE);
 	sp.align = PAGE_SIZE;
-	sp.min_addr = PLACE_BLOB_MIN;
+	sp.min_addr = L->opt.min_addr;
 	sp.max_addr = end;
-	return place_in_free(L, &sp, LDR_EFI_MT_RECLAIM, what, 0, ret_addr, ret_count);
+	return place_in_free(L, &sp, mem_type, what, 0, ret_addr, ret_count ? ret_count : &count);
 }
 
 /*
@@ -248,7 +249,7 @@ static EFI_STATUS place_virtual(struct loader *L)
 		return log_ldr(EFI_LOAD_ERROR, err, L"virtual window for a %ld-byte kernel",
 			       L->layout.size);
 	L->virt_base = base;
-	L->virt_slots = count;
+	L->virt_slots = L->opt.nokaslr ? 1 : count;
 	if (!L->opt.nokaslr)
 		L->flags |= KB_FLAG_VIRT_KASLR;
 	log_info(L"virtual slots: %ld", count);

@@ -52,6 +52,12 @@ struct boot_proto {
 	/* after ExitBootServices, verbose only: describe the final hand-off
 	 * data on the serial port (the only voice left); may be NULL */
 	void (*after_exit)(const struct loader *L);
+	/* 1: the jump leaves the CPU as include/PROTOCOL.md ("Entry state")
+	 * says - CR0/CR4, x87 and SSE state, 8259 PIC and local APIC LVT
+	 * entries masked; 0: as firmware left them */
+	int entry_state;
+	/* 1: takes module= files (L->mods, listed in its hand-off data) */
+	int modules;
 };
 
 extern const struct boot_proto proto_native;

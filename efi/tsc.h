@@ -14,11 +14,16 @@ int tsc_present(void);
 uint64_t tsc_read(void);
 
 /*
- * TSC ticks per microsecond: CPUID 0x15 (TSC/crystal ratio times the crystal
+ * TSC ticks per second: CPUID 0x15 (TSC/crystal ratio times the crystal
  * frequency) when the CPU states it, else CPUID 0x16 (base frequency in MHz,
- * which the TSC runs at on the CPUs that report it), else measured against a
- * 1 ms BS->Stall once and remembered.  0 if there is no TSC; never 0 otherwise.
+ * which the TSC runs at on the CPUs that report it), else measured once
+ * against BS->Stall (the shortest of five 1 ms calls) and remembered (boot
+ * services must be up then).
+ * 0 if there is no TSC; never 0 otherwise.  Handed to kernels (tsc_hz).
  */
+uint64_t tsc_hz(void);
+
+/* The same in ticks per microsecond (at least 1 when there is a TSC). */
 uint64_t tsc_per_us(void);
 
 #endif

@@ -55,9 +55,11 @@
 #define E820_PMEM          7u
 #define E820_SOFT_RESERVED 0xefffffffu
 /* the loader's own leftovers, only in e820_protocol_from_efi() output;
- * equal to KB_MEM_LOADER_RECLAIMABLE and KB_MEM_KERNEL in kaslr_boot.h */
+ * equal to KB_MEM_LOADER_RECLAIMABLE, KB_MEM_KERNEL and KB_MEM_MODULE in
+ * kaslr_boot.h */
 #define E820_LOADER_RECLAIMABLE 0x10000001u
 #define E820_KERNEL             0x10000002u
+#define E820_MODULE             0x10000003u
 
 /*
  * EFI memory types from the OS-loader range (UEFI: 0x80000000 and up belong
@@ -66,6 +68,7 @@
  */
 #define EFI_MT_OSLOADER_KERNEL  0x80000001u
 #define EFI_MT_OSLOADER_RECLAIM 0x80000002u
+#define EFI_MT_OSLOADER_MODULE  0x80000003u
 
 /*
  * Nothing produced here reaches into the top 4 KiB page of the 64-bit space:
@@ -129,9 +132,13 @@ enum ldr_err e820_from_efi(const void *map, uint64_t map_size, uint64_t desc_siz
  */
 /*
  * As e820_from_efi(), but for this loader's boot protocol: descriptors of
- * EFI_MT_OSLOADER_KERNEL become E820_KERNEL and EFI_MT_OSLOADER_RECLAIM
- * become E820_LOADER_RECLAIMABLE (e820_from_efi() calls both RAM, which is
- * what they are to a kernel that knows nothing of them, e.g. Linux).
+ * EFI_MT_OSLOADER_KERNEL become E820_KERNEL, EFI_MT_OSLOADER_MODULE
+ * E820_MODULE and EFI_MT_OSLOADER_RECLAIM E820_LOADER_RECLAIMABLE
+ * (e820_from_efi() calls them RAM, which is what they are to a kernel that
+ * knows nothing of them, e.g. Linux).  And every entry is whole 4 KiB
+ * pages: a descriptor whose PhysicalStart is not page-aligned (UEFI says
+ * it must be) loses its partial pages when it would be RAM and is widened
+ * to whole pages otherwise, so no byte is more usable than firmware said.
  */
 enum ldr_err e820_protocol_from_efi(const void *map, uint64_t map_size, uint64_t desc_size,
 				    struct mem_region *out, size_t out_cap, size_t *ret_count);

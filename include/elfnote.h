@@ -27,9 +27,11 @@
 #define ELFNOTE_H
 
 #include "elf_load.h"
+#include "kaslr_boot.h"
 
-#define KASLR_NOTE_NAME      "KASLR"
-#define KASLR_NOTE_VWINDOW   1u
+/* the protocol's own constants (kaslr_boot.h), for the loader's code */
+#define KASLR_NOTE_NAME      KB_NOTE_NAME
+#define KASLR_NOTE_VWINDOW   KB_NOTE_VWINDOW
 #define KASLR_NOTE_FUNCTIONS 2u
 
 #define KASLR_FGK_VERSION    1u

@@ -1,8 +1,10 @@
 /*
  * kaslr_boot.h - the kaslr-loader boot protocol: the one header a kernel
- * includes.  Fixed-width fields only; no pointers, every address is a
- * uint64_t physical address (identity-mapped at entry) unless it says virtual.
- * See include/PROTOCOL.md for the entry state and the rules around it.
+ * includes, as it is, in freestanding C99 or later or C++11 or later (it
+ * needs only <stddef.h> and <stdint.h>).  Fixed-width fields only; no
+ * pointers, every address is a uint64_t physical address (identity-mapped
+ * at entry) unless it says virtual.  See include/PROTOCOL.md for the entry
+ * state and the rules around it.
  */
 #ifndef KASLR_BOOT_H
 #define KASLR_BOOT_H
@@ -11,15 +13,24 @@
 #include <stdint.h>
 
 #define KB_MAGIC   0x544f4f4252534c4bULL /* "KLSRBOOT" little-endian */
-#define KB_VERSION 1
+#define KB_VERSION 2
 
 /*
  * Kernels linked at or above KB_VIRT_WINDOW_START get a virtual base drawn
  * over the 2 MiB-aligned positions keeping the image inside this window
- * (narrower with a KASLR note: see include/elfnote.h).
+ * (narrower with a KASLR note, below).
  */
 #define KB_VIRT_WINDOW_START 0xffffffff80000000ULL
 #define KB_VIRT_WINDOW_END   0xffffffffffe00000ULL
+
+/*
+ * The ELF note a kernel carries (in a PT_NOTE segment or an SHT_NOTE
+ * section) to narrow that window: name KB_NOTE_NAME (namesz 6, with its
+ * NUL), type KB_NOTE_VWINDOW, desc two little-endian uint64_t, start and
+ * end, 2 MiB-aligned, inside the default window.
+ */
+#define KB_NOTE_NAME    "KASLR"
+#define KB_NOTE_VWINDOW 1u
 
 /*
  * Memory map entry types (kb_mem_entry.type).  1..7 match e820; the rest
@@ -38,6 +49,8 @@
 #define KB_MEM_LOADER_RECLAIMABLE 0x10000001u
 /* the kernel image itself, BSS included */
 #define KB_MEM_KERNEL             0x10000002u
+/* the modules (kaslr_boot_info.modules), each in whole pages of its own */
+#define KB_MEM_MODULE             0x10000003u
 
 struct kb_mem_entry {
 	uint64_t addr;
@@ -67,6 +80,15 @@ struct kb_framebuffer {
 	uint32_t pixels_per_scanline;
 	uint32_t format; /* EFI_GRAPHICS_PIXEL_FORMAT */
 	uint32_t red_mask, green_mask, blue_mask, reserved_mask;
+};
+
+/* A file the loader placed for the kernel (module= / module). */
+struct kb_module {
+	uint64_t addr;       /* physical, 4 KiB-aligned, chosen at random */
+	uint64_t size;       /* the file's size in bytes */
+	uint64_t string;     /* physical address of its NUL-terminated ASCII string */
+	uint32_t string_len; /* excluding the NUL; 0 when none was given */
+	uint32_t reserved;
 };
 
 struct kaslr_boot_info {
@@ -115,7 +137,22 @@ struct kaslr_boot_info {
 	uint64_t stack_top;  /* RSP at entry (16-byte aligned minus 8, as after a call) */
 	uint64_t stack_size;
 	uint64_t pml4;       /* CR3 at entry */
+
+	/* version 2 */
+	uint64_t modules;           /* kb_module[module_count] in the order given; 0 if none */
+	uint32_t module_count;
+	uint32_t module_entry_size; /* sizeof(struct kb_module) */
+	uint64_t tsc_hz;            /* TSC ticks per second, as the loader found; 0 if unknown */
 };
+
+/*
+ * Is `field` of *info there: does it end at or below info->size?  A field
+ * past size is absent (an older loader); see PROTOCOL.md, "Compatibility".
+ */
+#define KB_HAS(info, field)                                           \
+	(offsetof(struct kaslr_boot_info, field) +                    \
+		 sizeof(((const struct kaslr_boot_info *)0)->field) <= \
+	 (info)->size)
 
 /*
  * The layout is an ABI: fields are only ever appended (see PROTOCOL.md,
@@ -180,8 +217,19 @@ KB_ASSERT(offsetof(struct kaslr_boot_info, idt_phys) == 256, "idt_phys");
 KB_ASSERT(offsetof(struct kaslr_boot_info, stack_top) == 264, "stack_top");
 KB_ASSERT(offsetof(struct kaslr_boot_info, stack_size) == 272, "stack_size");
 KB_ASSERT(offsetof(struct kaslr_boot_info, pml4) == 280, "pml4");
+KB_ASSERT(offsetof(struct kaslr_boot_info, modules) == 288, "modules");
+KB_ASSERT(offsetof(struct kaslr_boot_info, module_count) == 296, "module_count");
+KB_ASSERT(offsetof(struct kaslr_boot_info, module_entry_size) == 300, "module_entry_size");
+KB_ASSERT(offsetof(struct kaslr_boot_info, tsc_hz) == 304, "tsc_hz");
+KB_ASSERT(offsetof(struct kb_module, addr) == 0, "addr");
+KB_ASSERT(offsetof(struct kb_module, size) == 8, "size");
+KB_ASSERT(offsetof(struct kb_module, string) == 16, "string");
+KB_ASSERT(offsetof(struct kb_module, string_len) == 24, "string_len");
+KB_ASSERT(offsetof(struct kb_module, reserved) == 28, "reserved");
 KB_ASSERT(sizeof(struct kb_mem_entry) == 24, "kb_mem_entry size");
 KB_ASSERT(sizeof(struct kb_framebuffer) == 48, "kb_framebuffer size");
-KB_ASSERT(sizeof(struct kaslr_boot_info) == 288, "kaslr_boot_info size, version 1");
+KB_ASSERT(sizeof(struct kb_module) == 32, "kb_module size");
+/* version 1 ended at pml4: 288 bytes */
+KB_ASSERT(sizeof(struct kaslr_boot_info) == 312, "kaslr_boot_info size, version 2");
 
 #endif

@@ -102,6 +102,8 @@
 	X(LDR_E_FGK_LAYOUT, LOAD_ERROR, "function sections are not one run of aligned code sections in one executable segment", LDR_HINT_FGK) \
 	X(LDR_E_FGK_ROOM, LOAD_ERROR, "no room after the function sections for the padding a shuffled order may need", LDR_HINT_FGK) \
 	X(LDR_E_FGK_TABLE, LOAD_ERROR, "a table named in the function-granular KASLR note is absent or malformed", LDR_HINT_FGK) \
+	X(LDR_E_NOT_KERNEL, LOAD_ERROR, "not an ELF kernel: its first two bytes pass for a zlib header, but what follows does not inflate to an ELF file", \
+	  "kernel= must name an ELF64 x86-64 kernel, plain or compressed (gzip, zlib, xz, lz4 -l, zstd), or a Linux bzImage; a flat binary (objcopy -O binary) is not one") \
 	X(LDR_E_MMAP_DESC_SIZE, LOAD_ERROR, "bad memory map descriptor size", NULL) \
 	X(LDR_E_MMAP_TOO_BIG, OUT_OF_RESOURCES, "memory map has too many entries", NULL) \
 	X(LDR_E_NO_SLOT, OUT_OF_RESOURCES, "no memory slot large enough for the kernel", LDR_HINT_MEMORY) \
@@ -116,8 +118,10 @@
 	X(LDR_E_OPT_VALUE, INVALID_PARAMETER, "bad option value", LDR_HINT_OPTIONS) \
 	X(LDR_E_OPT_HEX, INVALID_PARAMETER, "bad value: expected exactly 64 hex digits (32 bytes)", NULL) \
 	X(LDR_E_OPT_TOO_LONG, INVALID_PARAMETER, "options too long", LDR_HINT_OPTIONS) \
+	X(LDR_E_OPT_TOO_MANY, INVALID_PARAMETER, "too many files of one kind", "at most 16 module= and 8 initrd= options") \
 	X(LDR_E_OPT_ENCODING, INVALID_PARAMETER, "options are not valid UCS-2 text", LDR_HINT_OPTIONS) \
 	X(LDR_E_HASH_MISMATCH, SECURITY_VIOLATION, "kernel SHA-256 does not match sha256=", "the file changed or sha256= is stale") \
+	X(LDR_E_MODULE_HASH_MISMATCH, SECURITY_VIOLATION, "module SHA-256 does not match its :sha256= pin", "the file changed or the pin is stale") \
 	X(LDR_E_EMPTY_FILE, LOAD_ERROR, "file is empty", "copy the kernel file again") \
 	X(LDR_E_LINUX_SETUP, LOAD_ERROR, "the kernel's setup header is longer than boot_params holds", NULL) \
 	X(LDR_E_PT_UNMAPPED, LOAD_ERROR, "address is not mapped by the page tables", NULL) \

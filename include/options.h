@@ -4,7 +4,12 @@
  *
  *   load options:  [image.efi] key=value word … [-- kernel command line]
  *   kaslr.conf:    one "key value" per line, '#' starts a comment;
- *                  "cmdline" takes the rest of its line.
+ *                  "cmdline" and "module" take the rest of their line.
+ *
+ * Modules (repeatable): module=PATH[:sha256=HEX][,STRING] in load options,
+ * "module PATH[:sha256=HEX] [STRING]" in kaslr.conf.  PATH ends at the
+ * first ',' or blank and cannot hold ':' (no FAT file name can), so the
+ * pin is never part of it nor of STRING, which is everything after.
  */
 #ifndef OPTIONS_H
 #define OPTIONS_H
@@ -24,6 +29,17 @@ struct opt_file {
 	uint8_t sha256[32];
 };
 
+#define OPT_MODULES_MAX 16
+#define OPT_MODULE_STRING_MAX 256    /* with its NUL */
+
+struct opt_module {
+	char path[OPT_PATH_MAX];
+	char string[OPT_MODULE_STRING_MAX]; /* NUL-terminated, may be empty */
+	uint32_t string_len;
+	int have_sha256;                    /* :sha256=HEX given */
+	uint8_t sha256[32];
+};
+
 struct ldr_options {
 	char kernel[OPT_PATH_MAX];     /* "" = default: kernel.elf beside the loader */
 	char cmdline[OPT_CMDLINE_MAX]; /* NUL-terminated */
@@ -40,6 +56,9 @@ struct ldr_options {
 	/* initrd=PATH[,sha256=HEX], repeatable (Linux kernels) */
 	struct opt_file initrd[OPT_INITRD_MAX];
 	unsigned ninitrd;
+	struct opt_module modules[OPT_MODULES_MAX]; /* in the order given */
+	uint32_t nmodules;
+	int modules_replace;           /* the next module= starts a new list */
 	/* set by the parsers on error: the key or value at fault, and for
 	 * kaslr.conf its line (1-based; 0 for load options) */
 	char bad[OPT_KEY_MAX + 1];
@@ -61,10 +80,11 @@ enum ldr_err options_from_ucs2(const void *bytes, uint64_t nbytes, char *out,
 /*
  * Parse a load-options line (len bytes, need not be NUL-terminated; a NUL
  * ends the text) into o,
- * overriding what is there.  A first word ending in ".efi" without '=' is the
+ * overriding what is there; its first module= replaces every module the
+ * config file gave.  A first word ending in ".efi" without '=' is the
  * image's own path (the UEFI shell passes argv[0]) and is skipped.
- * Errors: LDR_E_OPT_UNKNOWN, LDR_E_OPT_VALUE, LDR_E_OPT_TOO_LONG; o->bad
- * names the key.
+ * Errors: LDR_E_OPT_UNKNOWN_ARG, LDR_E_OPT_VALUE, LDR_E_OPT_HEX,
+ * LDR_E_OPT_TOO_LONG, LDR_E_OPT_TOO_MANY; o->bad names the key.
  */
 enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len);
 

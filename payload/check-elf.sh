@@ -3,8 +3,8 @@
 # ELF type, three PT_LOADs and none W+X, link-base symbols equal to the
 # lowest p_vaddr/p_paddr, the crash-site symbol, and the relocations the
 # loader must apply (pie: only R_X86_64_RELATIVE, no TEXTREL/NEEDED/INTERP;
-# exec/high/small/shared: --emit-relocs RELA sections with the expected
-# types; shared: text and rodata share the page holding _start).
+# exec/high/small/shared/upper: --emit-relocs RELA sections with the
+# expected types; shared: text and rodata share the page holding _start).
 # Prints one summary line; exits non-zero with a reason on the first failure.
 set -eu
 variant=$1
@@ -62,6 +62,11 @@ pie)
 	allowed="R_X86_64_RELATIVE" ;;
 exec)
 	[ "$etype" = EXEC ] || die "type $etype, want EXEC"
+	allowed="R_X86_64_64 R_X86_64_PC32 R_X86_64_PLT32" ;;
+upper)
+	[ "$etype" = EXEC ] || die "type $etype, want EXEC"
+	# the point of this variant: upper half, below 0xffffffff80000000
+	case $(hex "$lowv") in ffff8*) ;; *) die "link base $lowv is not in the upper half's bottom" ;; esac
 	allowed="R_X86_64_64 R_X86_64_PC32 R_X86_64_PLT32" ;;
 high)
 	[ "$etype" = EXEC ] || die "type $etype, want EXEC"

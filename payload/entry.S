@@ -90,6 +90,57 @@ pl_pf_entry:
 	.size pl_pf_entry, . - pl_pf_entry
 
 /*
+ * void pl_fpu_state(struct cs_fpu *out) (payload/cpustate.c): the x87 and
+ * SSE state as the loader left it - XMM0-15 ORed together (+0), FCW (+16),
+ * FSW (+18), abridged tag word (+20) and MXCSR (+24) from FXSAVE - then one
+ * SSE2 addition, 1.5 + 2.25 (+32), which faults unless CR4.OSFXSR is set
+ * and CR0.EM/TS are clear.  Clobbers XMM0-2 (the payload's C uses none).
+ */
+	.globl pl_fpu_state
+	.type pl_fpu_state, @function
+pl_fpu_state:
+	por	%xmm1, %xmm0
+	por	%xmm2, %xmm0
+	por	%xmm3, %xmm0
+	por	%xmm4, %xmm0
+	por	%xmm5, %xmm0
+	por	%xmm6, %xmm0
+	por	%xmm7, %xmm0
+	por	%xmm8, %xmm0
+	por	%xmm9, %xmm0
+	por	%xmm10, %xmm0
+	por	%xmm11, %xmm0
+	por	%xmm12, %xmm0
+	por	%xmm13, %xmm0
+	por	%xmm14, %xmm0
+	por	%xmm15, %xmm0
+	movdqu	%xmm0, 0(%rdi)
+	/* FXSAVE: 512 bytes, 16-byte aligned */
+	push	%rbp
+	mov	%rsp, %rbp
+	sub	$512, %rsp
+	and	$-16, %rsp
+	fxsave	(%rsp)
+	movw	0(%rsp), %ax
+	movw	%ax, 16(%rdi)
+	movw	2(%rsp), %ax
+	movw	%ax, 18(%rdi)
+	movb	4(%rsp), %al
+	movb	%al, 20(%rdi)
+	movl	24(%rsp), %eax
+	movl	%eax, 24(%rdi)
+	mov	%rbp, %rsp
+	pop	%rbp
+	movabsq	$0x3ff8000000000000, %rax
+	movq	%rax, %xmm1
+	movabsq	$0x4002000000000000, %rax
+	movq	%rax, %xmm2
+	addsd	%xmm2, %xmm1
+	movq	%xmm1, 32(%rdi)
+	ret
+	.size pl_fpu_state, . - pl_fpu_state
+
+/*
  * Every other exception vector of the temporary IDT: restore the loader's
  * IDT and raise #UD here, so the loader reports it at this symbol.
  */

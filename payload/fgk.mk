@@ -19,8 +19,7 @@ PAYLOADS      += $(PAYLOAD_FGK)
 FGK_CFLAGS = $(PAYLOAD_CFLAGS) $(PAYLOAD_CFLAGS_high) -ffunction-sections \
     -fno-toplevel-reorder -DPAYLOAD_LINK_BASE=$(PAYLOAD_BASE_high) \
     -DPAYLOAD_LINK_PHYS=$(PAYLOAD_PHYS_high)
-FGK_OBJS := $(addprefix $(FGK_DIR)/,main.o serial.o efivars.o leftovers.o entry.o fgk_main.o \
-              fgk_gen.o $(PAYLOAD_CORE:%=core_%.o))
+FGK_OBJS := $(addprefix $(FGK_DIR)/,$(PAYLOAD_OBJ_NAMES) fgk_main.o fgk_gen.o)
 DEPS     += $(FGK_OBJS:.o=.d) $(FGK_DIR)/fgkgen.d
 
 $(FGK_DIR)/fgkgen: payload/fgkgen.c

@@ -3,7 +3,7 @@
  * the loader promised in include/kaslr_boot.h: placement, relocations,
  * memory map, page permissions, the read-only IDT alias, entropy facts.
  * Prints one line on COM1 and leaves QEMU through isa-debug-exit.
- * Built once per variant: PAYLOAD_VARIANT_PIE, _EXEC, _HIGH, _SMALL or _SHARED, with
+ * Built once per variant: PAYLOAD_VARIANT_PIE, _EXEC, _HIGH, _SMALL, _SHARED or _UPPER, with
  * PAYLOAD_LINK_BASE (lowest p_vaddr) and PAYLOAD_LINK_PHYS (lowest p_paddr).
  */
 #include <stddef.h>
@@ -14,6 +14,8 @@
 #include "serial.h"
 #include "efivars.h"
 #include "leftovers.h"
+#include "cpustate.h"
+#include "sha256.h"
 
 #if defined(PAYLOAD_VARIANT_PIE)
 #define PL_VARIANT "pie"
@@ -25,8 +27,10 @@
 #define PL_VARIANT "small"
 #elif defined(PAYLOAD_VARIANT_SHARED)
 #define PL_VARIANT "shared"
+#elif defined(PAYLOAD_VARIANT_UPPER)
+#define PL_VARIANT "upper" /* linked in the upper half, below the top 2 GiB */
 #else
-#error "define PAYLOAD_VARIANT_PIE, _EXEC, _HIGH, _SMALL or _SHARED"
+#error "define PAYLOAD_VARIANT_PIE, _EXEC, _HIGH, _SMALL, _SHARED or _UPPER"
 #endif
 
 #define PL_MIB           (1024ULL * 1024)
@@ -47,6 +51,7 @@
 #define PL_CRASH_WORD    "payload.crash=ud2"
 #define PL_STACK_WORD    "payload.crash=stack"
 #define PL_SCAN_WORD     "payload.scan=secrets"
+#define PL_MODULE_WORD   "payload.sha256=" /* in a module's string: its digest */
 #define PL_BSS_PROBE     (3 * CPU_PAGE)
 #define PL_2G            0x80000000ULL
 
@@ -303,6 +308,9 @@ static void pl_check_placement(const struct kaslr_boot_info *info)
 		FAIL2("image_size", "got", info->image_size, "want", size);
 	if (info->phys_slots == 0 || info->virt_slots == 0)
 		FAIL2("slots", "phys", info->phys_slots, "virt", info->virt_slots);
+	/* nokaslr: one position was possible, so each count is 1 */
+	if ((info->flags & KB_FLAG_NOKASLR) && (info->phys_slots != 1 || info->virt_slots != 1))
+		FAIL2("nokaslr_slots", "phys", info->phys_slots, "virt", info->virt_slots);
 #if defined(PAYLOAD_VARIANT_HIGH)
 	if (virt < PL_HIGH_LO || virt > PL_HIGH_HI || PL_HIGH_HI - virt < size)
 		FAIL2("virt_window", "virt", virt, "size", size);
@@ -419,6 +427,9 @@ static const char *pl_check_mmap(const struct kaslr_boot_info *info)
 			FAIL2("mmap_unsorted", "idx", i, "addr", m[i].addr);
 		if (i > 0 && m[i - 1].addr + m[i - 1].size > m[i].addr)
 			FAIL2("mmap_overlap", "idx", i, "addr", m[i].addr);
+		/* whole pages, as PROTOCOL.md promises */
+		if ((m[i].addr | m[i].size) & (CPU_PAGE - 1))
+			FAIL3("mmap_not_pages", "idx", i, "addr", m[i].addr, "size", m[i].size);
 	}
 
 	int64_t k = pl_mmap_find(m, n, info->phys_base, info->image_size);
@@ -526,6 +537,125 @@ static void pl_check_perms(const struct kaslr_boot_info *info)
 static int pl_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
 {
 	return (a >= b && a - b < blen) || (b >= a && b - a < alen);
+}
+
+/* The 64 hex digits of a word "payload.sha256=<64 digits>" in s[0..len), or NULL. */
+static const char *pl_module_expect(const char *s, uint32_t len)
+{
+	const char *key = PL_MODULE_WORD;
+	uint32_t kl = 0;
+
+	while (key[kl])
+		kl++;
+	for (uint32_t i = 0; i < len;) {
+		while (i < len && s[i] == ' ')
+			i++;
+		uint32_t start = i, k = 0;
+		while (i < len && s[i] != ' ')
+			i++;
+		if (i - start != kl + 64)
+			continue;
+		while (k < kl && s[start + k] == key[k])
+			k++;
+		if (k == kl)
+			return s + start + kl;
+	}
+	return NULL;
+}
+
+/* The digest in lower-case hex, as sha256sum prints it, equals hex[0..64). */
+static int pl_digest_is(const uint8_t d[32], const char *hex)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (int b = 0; b < 32; b++)
+		if (hex[2 * b] != digits[d[b] >> 4] || hex[2 * b + 1] != digits[d[b] & 15])
+			return 0;
+	return 1;
+}
+
+struct pl_modules {
+	uint32_t count, verified;
+	uint64_t addr[2]; /* of the first two */
+};
+
+/*
+ * The modules: listed in loader-reclaimable memory, each page-aligned,
+ * mapped, in memory of type KB_MEM_MODULE, overlapping neither the kernel,
+ * nor another module, nor anything else handed over; its string
+ * NUL-terminated.  A module whose string says "payload.sha256=HEX" (lower
+ * case, as sha256sum prints it) must have exactly those bytes: the digest
+ * is computed here.
+ */
+static void pl_check_modules(const struct kaslr_boot_info *info, struct pl_modules *ret)
+{
+	const struct kb_mem_entry *m = (const struct kb_mem_entry *)(uintptr_t)info->mem_map;
+	const struct kb_module *mod = (const struct kb_module *)(uintptr_t)info->modules;
+	uint32_t n = info->mem_map_count;
+	const struct {
+		uint64_t a, len;
+	} handed[] = {
+		{ info->phys_base, info->image_size },
+		{ (uint64_t)(uintptr_t)info, info->size },
+		{ info->mem_map, (uint64_t)n * sizeof(*m) },
+		{ info->cmdline, (uint64_t)info->cmdline_len + 1 },
+		{ info->modules, (uint64_t)info->module_count * sizeof(*mod) },
+		{ info->pml4, CPU_PAGE },
+		{ info->idt_phys, CPU_PAGE },
+		{ info->stack_top - info->stack_size, info->stack_size },
+		{ info->efi_mmap, info->efi_mmap_size },
+	};
+
+	ret->count = ret->verified = 0;
+	ret->addr[0] = ret->addr[1] = 0;
+	if (!KB_HAS(info, module_entry_size))
+		FAIL1("modules_absent", "size", info->size);
+	ret->count = info->module_count;
+	if (ret->count == 0) {
+		if (info->modules)
+			FAIL1("modules_without_count", "modules", info->modules);
+		return;
+	}
+	if (info->module_entry_size != sizeof(*mod))
+		FAIL2("module_entry_size", "got", info->module_entry_size, "want", sizeof(*mod));
+	pl_need_mapped("modules_unmapped", info->modules, handed[4].len);
+	pl_need_reclaimable("mmap_modules", m, n, info->modules, handed[4].len);
+	for (uint32_t i = 0; i < ret->count; i++) {
+		uint64_t a = mod[i].addr, sz = mod[i].size, pages;
+		const char *want;
+		uint8_t got[32];
+		int64_t k;
+
+		if ((a & (CPU_PAGE - 1)) || sz == 0 || sz > ~a - CPU_PAGE)
+			FAIL3("module_range", "idx", i, "addr", a, "size", sz);
+		pages = (sz + CPU_PAGE - 1) & ~(CPU_PAGE - 1);
+		pl_need_mapped("module_unmapped", a, sz);
+		k = pl_mmap_find(m, n, a, pages);
+		if (k < 0 || m[k].type != KB_MEM_MODULE)
+			FAIL3("mmap_module", "idx", i, "addr", a, "type", k < 0 ? 0 : m[k].type);
+		pl_need_mapped("module_string_unmapped", mod[i].string,
+			       (uint64_t)mod[i].string_len + 1);
+		pl_need_reclaimable("mmap_module_string", m, n, mod[i].string,
+				    (uint64_t)mod[i].string_len + 1);
+		const char *str = (const char *)(uintptr_t)mod[i].string;
+		if (str[mod[i].string_len])
+			FAIL2("module_string_nul", "idx", i, "len", mod[i].string_len);
+		for (uint32_t h = 0; h < sizeof(handed) / sizeof(handed[0]); h++)
+			if (handed[h].len && pl_overlap(a, pages, handed[h].a, handed[h].len))
+				FAIL3("module_overlap", "idx", i, "addr", a, "with", h);
+		for (uint32_t j = 0; j < i; j++)
+			if (pl_overlap(a, pages, mod[j].addr, mod[j].size))
+				FAIL3("modules_overlap", "idx", i, "addr", a, "other", mod[j].addr);
+		want = pl_module_expect(str, mod[i].string_len);
+		if (want) {
+			sha256((const void *)(uintptr_t)a, sz, got);
+			if (!pl_digest_is(got, want))
+				FAIL3("module_sha256", "idx", i, "addr", a, "size", sz);
+			ret->verified++;
+		}
+		if (i < 2)
+			ret->addr[i] = a;
+	}
 }
 
 /* SIDT shows the read-only alias, nowhere near the kernel; a store to it
@@ -667,12 +797,16 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	}
 
 	pl_check_entry_state(info, entry_rsp);
+	struct cs_report cs;
+	cs_check(info, pl_lo_fail, &cs);
 	pl_check_placement(info);
 	pl_check_relocs();
 #if defined(PAYLOAD_VARIANT_SMALL)
 	pl_check_abs32(info);
 #endif
 	const char *kmem = pl_check_mmap(info);
+	struct pl_modules mods;
+	pl_check_modules(info, &mods);
 	pl_check_perms(info);
 	int idt_ro = pl_check_idt(info);
 	const char *rng = pl_check_entropy(info);
@@ -684,6 +818,7 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 		scanned = lo_scan_secrets(info, pl_lo_fail);
 	/* runtime services through the loader's tables, unchanged */
 	int bli = efivars_bli_count(info);
+	cs_check_tsc(info, pl_lo_fail, &cs);
 
 	serial_puts("payload: PASS variant=" PL_VARIANT " phys=");
 	serial_put_hex(info->phys_base);
@@ -719,6 +854,22 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	serial_puts(info->flags & KB_FLAG_NO_NX ? "0" : "1");
 	serial_puts(" scanned=");
 	serial_put_dec(scanned);
+	serial_puts(" cr4=");
+	serial_put_hex(cs.cr4);
+	serial_puts(" lvt_masked=");
+	serial_put_dec(cs.lvt_masked);
+	serial_puts(" tsc_khz=");
+	serial_put_dec(info->tsc_hz / 1000);
+	serial_puts(" pit_khz=");
+	serial_put_dec(cs.pit_hz / 1000);
+	serial_puts(" modules=");
+	serial_put_dec(mods.count);
+	serial_puts(" verified=");
+	serial_put_dec(mods.verified);
+	serial_puts(" mod0=");
+	serial_put_hex(mods.addr[0]);
+	serial_puts(" mod1=");
+	serial_put_hex(mods.addr[1]);
 	pl_put_cmdline();
 	serial_putc('\n');
 	pl_exit(PL_EXIT_PASS);

@@ -11,6 +11,9 @@
 #                    -mcmodel=small (R_X86_64_32/32S: must end by 2 GiB)
 #   kernel-shared.elf as kernel-exec.elf, but text and rodata share a page
 #                    (payload/shared.lds), which holds the entry point
+#   kernel-upper.elf ET_EXEC at 0xffff800001000000 (LMA 16 MiB): upper half,
+#                    below the top 2 GiB, --emit-relocs, -mcmodel=large; it
+#                    runs identity-mapped
 #   *.elf.gz         gzip -9 -n copies of all three
 #   kernel-pie.elf.zlib, kernel-high.elf.zlib   zlib (RFC 1950) copies
 #   *.elf.xz         xz --check=crc32 --x86 --lzma2 copies (Linux's xz choices)
@@ -20,13 +23,14 @@
 #                    section each: function-granular KASLR (payload/fgk.mk)
 
 PAYLOAD_DIR  := $(BUILD)/payload
-PAYLOAD_VARIANTS := pie exec high small shared
+PAYLOAD_VARIANTS := pie exec high small shared upper
 
 PAYLOAD_PIE       := $(PAYLOAD_DIR)/kernel-pie.elf
 PAYLOAD_EXEC      := $(PAYLOAD_DIR)/kernel-exec.elf
 PAYLOAD_HIGH      := $(PAYLOAD_DIR)/kernel-high.elf
 PAYLOAD_SMALL     := $(PAYLOAD_DIR)/kernel-small.elf
 PAYLOAD_SHARED    := $(PAYLOAD_DIR)/kernel-shared.elf
+PAYLOAD_UPPER     := $(PAYLOAD_DIR)/kernel-upper.elf
 PAYLOAD_PIE_GZ    := $(PAYLOAD_PIE).gz
 PAYLOAD_EXEC_GZ   := $(PAYLOAD_EXEC).gz
 PAYLOAD_HIGH_GZ   := $(PAYLOAD_HIGH).gz
@@ -38,7 +42,7 @@ PAYLOAD_EXEC_ZST  := $(PAYLOAD_EXEC).zst
 PAYLOAD_DEFAULT   := $(PAYLOAD_PIE)
 
 PAYLOADS += $(PAYLOAD_PIE) $(PAYLOAD_EXEC) $(PAYLOAD_HIGH) $(PAYLOAD_SMALL) \
-            $(PAYLOAD_SHARED) \
+            $(PAYLOAD_SHARED) $(PAYLOAD_UPPER) \
             $(PAYLOAD_PIE_GZ) $(PAYLOAD_EXEC_GZ) $(PAYLOAD_HIGH_GZ) \
             $(PAYLOAD_PIE_ZLIB) $(PAYLOAD_HIGH_ZLIB) \
             $(PAYLOAD_PIE_XZ) $(PAYLOAD_HIGH_LZ4) $(PAYLOAD_EXEC_ZST)
@@ -54,6 +58,8 @@ PAYLOAD_BASE_small := 0x1000000
 PAYLOAD_PHYS_small := 0x1000000
 PAYLOAD_BASE_shared := 0x1000000
 PAYLOAD_PHYS_shared := 0x1000000
+PAYLOAD_BASE_upper := 0xffff800001000000
+PAYLOAD_PHYS_upper := 0x1000000
 
 PAYLOAD_CFLAGS := -std=gnu11 $(WARN) -O2 -g -ffreestanding -nostdlib \
     -fno-builtin -fno-stack-protector -fno-stack-clash-protection \
@@ -65,6 +71,7 @@ PAYLOAD_CFLAGS_exec := -fno-pic -mcmodel=large -DPAYLOAD_VARIANT_EXEC
 PAYLOAD_CFLAGS_high := -fno-pic -mcmodel=kernel -DPAYLOAD_VARIANT_HIGH
 PAYLOAD_CFLAGS_small := -fno-pic -mcmodel=small -DPAYLOAD_VARIANT_SMALL
 PAYLOAD_CFLAGS_shared := -fno-pic -mcmodel=large -DPAYLOAD_VARIANT_SHARED
+PAYLOAD_CFLAGS_upper := -fno-pic -mcmodel=large -DPAYLOAD_VARIANT_UPPER
 
 PAYLOAD_LDFLAGS := -nostdlib --no-undefined --fatal-warnings \
     -z max-page-size=0x1000 -z common-page-size=0x1000 -z noexecstack
@@ -74,11 +81,14 @@ PAYLOAD_LDFLAGS_exec := --emit-relocs -T payload/exec.lds
 PAYLOAD_LDFLAGS_high := --emit-relocs -T payload/exec.lds
 PAYLOAD_LDFLAGS_small := --emit-relocs -T payload/exec.lds
 PAYLOAD_LDFLAGS_shared := --emit-relocs -T payload/shared.lds
+PAYLOAD_LDFLAGS_upper := --emit-relocs -T payload/exec.lds
 
 # the payload checks derivations with the loader's own SHA-256 code
 PAYLOAD_CORE := sha256 entropy
-PAYLOAD_OBJS  = $(addprefix $(PAYLOAD_DIR)/$(1)/,main.o serial.o efivars.o leftovers.o \
-                entry.o $(PAYLOAD_CORE:%=core_%.o))
+# the objects of every variant (payload/fgk.mk uses the list too)
+PAYLOAD_OBJ_NAMES := main.o serial.o efivars.o leftovers.o cpustate.o entry.o \
+                     $(PAYLOAD_CORE:%=core_%.o)
+PAYLOAD_OBJS  = $(addprefix $(PAYLOAD_DIR)/$(1)/,$(PAYLOAD_OBJ_NAMES))
 
 # objects also depend on this file: the flags above are part of them
 define PAYLOAD_RULES

@@ -222,6 +222,28 @@ static enum ldr_err decomp_loop(const struct decomp_backend *b, struct decomp_ru
 	}
 }
 
+/*
+ * zlib's magic is two bytes, and one two-byte start in 31 with the right
+ * low nibble passes it: flat x86 binaries often begin "48 89" (mov with a
+ * REX.W prefix), which does.  Such a file fails within its first few dozen
+ * bytes: invalid data, or a block that ends at once followed by a wrong
+ * Adler-32.  So a zlib-detected file that fails either way while its output
+ * does not begin with the ELF magic is reported as not a kernel, not as a
+ * damaged compressed one.  (The other formats' magics are four or more
+ * checked bytes: a file that fails is a damaged file of that format.)
+ */
+static enum ldr_err decomp_verdict(enum decomp_format fmt, enum ldr_err err,
+				   const uint8_t *out, uint64_t produced)
+{
+	static const uint8_t elf_magic[4] = { 0x7f, 'E', 'L', 'F' };
+
+	if (fmt != DECOMP_ZLIB || (err != LDR_E_DECOMP_CORRUPT && err != LDR_E_DECOMP_CHECK))
+		return err;
+	if (produced >= sizeof(elf_magic) && memcmp(out, elf_magic, sizeof(elf_magic)) == 0)
+		return err;
+	return LDR_E_NOT_KERNEL;
+}
+
 enum ldr_err decomp_image(const void *in, uint64_t in_len, uint64_t limit,
 			  uint64_t size_hint, const struct decomp_alloc *a,
 			  void **ret_out, uint64_t *ret_len, uint64_t *ret_cap)
@@ -266,6 +288,7 @@ enum ldr_err decomp_image(const void *in, uint64_t in_len, uint64_t limit,
 		decomp_guard(a, 0);
 	}
 	if (err != LDR_OK) {
+		err = decomp_verdict(decomp_detect(in, in_len), err, out, r.produced);
 		a->free(a->ctx, out, cap);
 		goto unreserve;
 	}

@@ -19,9 +19,10 @@
  *   PersistentMemory                          PMEM
  *   UnacceptedMemory, any unknown number      left out of the table
  *   this loader's OS-loader types             RAM (e820_protocol_from_efi():
- *   (EFI_MT_OSLOADER_KERNEL/_RECLAIM)         KERNEL / LOADER_RECLAIMABLE,
- *                                             and LoaderCode, which holds
- *                                             the loader's image, also
+ *   (EFI_MT_OSLOADER_KERNEL/_MODULE/_RECLAIM) KERNEL / MODULE /
+ *                                             LOADER_RECLAIMABLE, and
+ *                                             LoaderCode, which holds the
+ *                                             loader's image, also
  *                                             LOADER_RECLAIMABLE)
  *
  * Linux turns UnacceptedMemory into RAM only when it also hands the kernel a
@@ -60,12 +61,14 @@
  * would invent memory up to the top of the address space, so it is dropped
  * instead.  Keeping every end at or below E820_ADDR_END means addr + size
  * is always representable, for this file and for every consumer.
- * PhysicalStart need not be page-aligned; it is used as given.
+ * PhysicalStart need not be page-aligned; it is used as given, except in
+ * the protocol's table, which is whole pages (e820_page_round()).
  *
  * Overlaps: each byte gets the type of the most restrictive descriptor that
  * covers it, in this order (lowest wins least):
  *
- *   RAM < LOADER_RECLAIMABLE < KERNEL < SOFT_RESERVED < ACPI < NVS < PMEM < RESERVED < UNUSABLE (< busy)
+ *   RAM < LOADER_RECLAIMABLE < KERNEL < MODULE < SOFT_RESERVED < ACPI < NVS < PMEM
+ *       < RESERVED < UNUSABLE (< busy)
  *
  * RAM is whatever no one else claims; soft-reserved is RAM set aside for a
  * driver; ACPI-reclaim becomes RAM once the tables are read; NVS and PMEM
@@ -152,6 +155,7 @@ uint32_t e820_type_from_efi(uint32_t efi_type, uint64_t attr)
 	case EFI_MT_PERSISTENT:
 		return E820_PMEM;
 	case EFI_MT_OSLOADER_KERNEL:
+	case EFI_MT_OSLOADER_MODULE:
 	case EFI_MT_OSLOADER_RECLAIM:
 		return E820_RAM;
 	default: /* EFI_MT_UNACCEPTED and unknown: see the file comment */
@@ -172,6 +176,7 @@ const char *e820_type_name(uint32_t type)
 	case E820_SOFT_RESERVED: return "soft-reserved";
 	case E820_LOADER_RECLAIMABLE: return "loader-reclaimable";
 	case E820_KERNEL: return "kernel";
+	case E820_MODULE: return "module";
 	default: return "unknown";
 	}
 }
@@ -196,13 +201,14 @@ static unsigned e820_rank(uint32_t type)
 	case E820_RAM: return 0;
 	case E820_LOADER_RECLAIMABLE: return 1;
 	case E820_KERNEL: return 2;
-	case E820_SOFT_RESERVED: return 3;
-	case E820_ACPI: return 4;
-	case E820_NVS: return 5;
-	case E820_PMEM: return 6;
-	case E820_RESERVED: return 7;
-	case E820_UNUSABLE: return 8;
-	default: return 9; /* E820_BUSY */
+	case E820_MODULE: return 3;
+	case E820_SOFT_RESERVED: return 4;
+	case E820_ACPI: return 5;
+	case E820_NVS: return 6;
+	case E820_PMEM: return 7;
+	case E820_RESERVED: return 8;
+	case E820_UNUSABLE: return 9;
+	default: return 10; /* E820_BUSY */
 	}
 }
 
@@ -233,6 +239,8 @@ static uint32_t e820_classify(enum e820_mode mode, uint32_t efi_type, uint64_t a
 {
 	if (mode == E820_MODE_PROTOCOL && efi_type == EFI_MT_OSLOADER_KERNEL)
 		return E820_KERNEL;
+	if (mode == E820_MODE_PROTOCOL && efi_type == EFI_MT_OSLOADER_MODULE)
+		return E820_MODULE;
 	/* LoaderCode holds this loader's image: the exception stubs the IDT
 	 * points at and the code of the jump, live until the kernel has its
 	 * own IDT */
@@ -245,6 +253,30 @@ static uint32_t e820_classify(enum e820_mode mode, uint32_t efi_type, uint64_t a
 	    (!mirror || (attr & EFI_MA_MORE_RELIABLE)))
 		return E820_RAM;
 	return E820_BUSY;
+}
+
+/*
+ * The protocol's table is whole pages: a range that would be RAM keeps only
+ * its whole pages, any other type grows to whole pages.  The range ends at
+ * or below E820_ADDR_END, which is page-aligned, so neither way wraps.
+ * Returns 0 when nothing is left.
+ */
+static int e820_page_round(uint32_t type, uint64_t *addr, uint64_t *size)
+{
+	uint64_t lo = *addr, hi = *addr + *size;
+
+	if (type == E820_RAM) {
+		lo = ldr_align_up(lo, EFI_MD_PAGE_SIZE);
+		hi = ldr_align_down(hi, EFI_MD_PAGE_SIZE);
+		if (hi <= lo)
+			return 0;
+	} else {
+		lo = ldr_align_down(lo, EFI_MD_PAGE_SIZE);
+		hi = ldr_align_up(hi, EFI_MD_PAGE_SIZE);
+	}
+	*addr = lo;
+	*size = hi - lo;
+	return 1;
 }
 
 static uint64_t e820_end(const struct mem_region *r)
@@ -430,6 +462,8 @@ static enum ldr_err e820_build(const void *map, uint64_t map_size, uint64_t desc
 			continue;
 		if (!e820_desc_range(e820_get_le(d + EFI_MD_OFF_PHYS, 8),
 				     e820_get_le(d + EFI_MD_OFF_PAGES, 8), &addr, &size))
+			continue;
+		if (mode == E820_MODE_PROTOCOL && !e820_page_round(type, &addr, &size))
 			continue;
 		if (n == out_cap)
 			return LDR_E_MMAP_TOO_BIG;

@@ -131,17 +131,6 @@ static int opt_key_is(const char *k, size_t klen, const char *name)
 	return strlen(name) == klen && memcmp(k, name, klen) == 0;
 }
 
-/* does v contain ",sha256=" anywhere (a pin that failed to parse)? */
-static int opt_has_pin(const char *v, size_t vlen)
-{
-	static const char pin[] = ",sha256=";
-
-	for (size_t i = 0; vlen - i >= sizeof(pin) - 1; i++)
-		if (memcmp(v + i, pin, sizeof(pin) - 1) == 0)
-			return 1;
-	return 0;
-}
-
 /* What a key sets, and how its value is read. */
 enum opt_kind {
 	OPT_FLAG,    /* alone, or =0 / =1 */
@@ -150,8 +139,13 @@ enum opt_kind {
 	OPT_HEX32,   /* 64 hex digits; sets a have_ flag too */
 	OPT_SIZE,    /* options_parse_size() */
 	OPT_SIZE_NZ, /* the same, 0 refused */
-	OPT_INITRD,  /* PATH[,sha256=HEX]: appended to the initrd list */
+	OPT_INITRD,  /* PATH[:sha256=HEX]: appended to the initrd list */
+	OPT_MODULE,  /* module=: appended to the list (opt_module()) */
 };
+
+/* the hint of LDR_E_OPT_TOO_MANY (include/ldr.h) names the number */
+_Static_assert(OPT_MODULES_MAX == 16 && OPT_INITRD_MAX == 8,
+	       "LDR_E_OPT_TOO_MANY's hint says 16 and 8");
 
 static const struct opt_key {
 	const char *name;
@@ -170,34 +164,103 @@ static const struct opt_key {
 	{ "kaslr.min", OPT_SIZE, offsetof(struct ldr_options, min_addr), 0 },
 	{ "kaslr.max", OPT_SIZE, offsetof(struct ldr_options, max_addr), 0 },
 	{ "kaslr.maxsize", OPT_SIZE_NZ, offsetof(struct ldr_options, max_kernel), 0 },
+	{ "module", OPT_MODULE, offsetof(struct ldr_options, modules), 0 },
 	{ "initrd", OPT_INITRD, offsetof(struct ldr_options, initrd), 0 },
 };
 
-/* PATH[,sha256=HEX] -> the next free initrd slot */
+static const struct opt_key *opt_find_key(const char *k, size_t klen)
+{
+	for (size_t i = 0; i < sizeof(opt_keys) / sizeof(opt_keys[0]); i++)
+		if (opt_key_is(k, klen, opt_keys[i].name))
+			return &opt_keys[i];
+	return NULL;
+}
+
+/* In kaslr.conf these keys take the rest of the line, '#' included. */
+static int opt_verbatim(const char *k, size_t klen)
+{
+	const struct opt_key *key = opt_find_key(k, klen);
+
+	return key && (key->kind == OPT_CMDLINE || key->kind == OPT_MODULE);
+}
+
+/*
+ * One initrd: PATH[:sha256=HEX] (FAT forbids ':' in names, so the pin
+ * cannot be part of the path), appended to the list.
+ */
 static enum ldr_err opt_initrd(struct ldr_options *o, const char *v, size_t vlen)
 {
-	static const char pin[] = ",sha256=";
+	static const char pin[] = ":sha256=";
+	const size_t pin_len = sizeof(pin) - 1;
 	struct opt_file *f;
-	size_t plen = vlen;
+	size_t colon = 0;
 
 	if (o->ninitrd == OPT_INITRD_MAX)
-		return LDR_E_OPT_TOO_LONG;
+		return LDR_E_OPT_TOO_MANY;
+	while (colon < vlen && v[colon] != ':')
+		colon++;
+	if (colon == 0)
+		return LDR_E_OPT_VALUE;
 	f = &o->initrd[o->ninitrd];
 	memset(f, 0, sizeof(*f));
-	if (vlen >= sizeof(pin) - 1 + 64 &&
-	    memcmp(v + vlen - 64 - (sizeof(pin) - 1), pin, sizeof(pin) - 1) == 0) {
-		plen = vlen - 64 - (sizeof(pin) - 1);
-		if (opt_hex32(v + vlen - 64, 64, f->sha256) != LDR_OK)
+	if (colon < vlen) {
+		if (vlen - colon < pin_len || memcmp(v + colon, pin, pin_len) != 0)
+			return LDR_E_OPT_VALUE;
+		if (opt_hex32(v + colon + pin_len, vlen - colon - pin_len, f->sha256) != LDR_OK)
 			return LDR_E_OPT_HEX;
 		f->have_sha256 = 1;
-	} else if (vlen >= sizeof(pin) - 1 && opt_has_pin(v, vlen)) {
-		return LDR_E_OPT_HEX; /* a pin that is not 64 hex digits */
 	}
-	if (plen == 0)
-		return LDR_E_OPT_VALUE;
-	if (opt_copy(f->path, sizeof(f->path), v, plen) != LDR_OK)
+	if (opt_copy(f->path, sizeof(f->path), v, colon) != LDR_OK)
 		return LDR_E_OPT_TOO_LONG;
 	o->ninitrd++;
+	return LDR_OK;
+}
+
+/*
+ * One module: PATH[:sha256=HEX], then after the first ',' or blank (and
+ * any blanks) the STRING.  The first module of a load-options line
+ * replaces the config file's list.
+ */
+static enum ldr_err opt_module(struct ldr_options *o, const char *v, size_t vlen)
+{
+	static const char pin[] = ":sha256=";
+	const size_t pin_len = sizeof(pin) - 1;
+	struct opt_module *m;
+	size_t end = 0, colon = 0, s;
+	enum ldr_err err;
+
+	if (o->modules_replace) {
+		o->nmodules = 0;
+		o->modules_replace = 0;
+	}
+	if (o->nmodules == OPT_MODULES_MAX)
+		return LDR_E_OPT_TOO_MANY;
+	while (end < vlen && v[end] != ',' && !opt_is_space(v[end]))
+		end++;
+	while (colon < end && v[colon] != ':')
+		colon++;
+	if (colon == 0)
+		return LDR_E_OPT_VALUE;
+	m = &o->modules[o->nmodules];
+	memset(m, 0, sizeof(*m));
+	if (colon < end) {
+		if (end - colon < pin_len || memcmp(v + colon, pin, pin_len) != 0)
+			return LDR_E_OPT_VALUE;
+		if (opt_hex32(v + colon + pin_len, end - colon - pin_len, m->sha256) != LDR_OK)
+			return LDR_E_OPT_HEX;
+		m->have_sha256 = 1;
+	}
+	err = opt_copy(m->path, sizeof(m->path), v, colon);
+	if (err != LDR_OK)
+		return err;
+	s = end < vlen ? end + 1 : end;
+	while (s < vlen && opt_is_space(v[s]))
+		s++;
+	err = opt_copy(m->string, sizeof(m->string), v + s, vlen - s);
+	if (err != LDR_OK)
+		return err;
+	m->string_len = (uint32_t)(vlen - s);
+	o->nmodules++;
 	return LDR_OK;
 }
 
@@ -205,14 +268,11 @@ static enum ldr_err opt_initrd(struct ldr_options *o, const char *v, size_t vlen
 static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
 			      const char *v, size_t vlen)
 {
-	const struct opt_key *key = NULL;
+	const struct opt_key *key = opt_find_key(k, klen);
 	char *field;
 	enum ldr_err err;
 	uint64_t n;
 
-	for (size_t i = 0; i < sizeof(opt_keys) / sizeof(opt_keys[0]); i++)
-		if (opt_key_is(k, klen, opt_keys[i].name))
-			key = &opt_keys[i];
 	if (!key)
 		return LDR_E_OPT_UNKNOWN;
 	field = (char *)o + key->off;
@@ -239,6 +299,8 @@ static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
 			return LDR_E_OPT_HEX;
 		*(int *)((char *)o + key->have_off) = 1;
 		return LDR_OK;
+	case OPT_MODULE:
+		return opt_module(o, v, vlen);
 	default: /* OPT_SIZE, OPT_SIZE_NZ */
 		err = options_parse_size(v, vlen, &n);
 		if (err != LDR_OK)
@@ -278,6 +340,7 @@ enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len
 	if (len > OPT_TEXT_MAX)
 		return LDR_E_OPT_TOO_LONG;
 	len = opt_text_len(s, len);
+	o->modules_replace = 1;
 	while (i < len) {
 		size_t w, wl, eq;
 
@@ -326,12 +389,7 @@ static int opt_conf_equals(const char *k, size_t kl)
 {
 	const char *eq = memchr(k, '=', kl);
 
-	if (!eq)
-		return 0;
-	for (size_t i = 0; i < sizeof(opt_keys) / sizeof(opt_keys[0]); i++)
-		if (opt_key_is(k, (size_t)(eq - k), opt_keys[i].name))
-			return 1;
-	return 0;
+	return eq && opt_find_key(k, (size_t)(eq - k));
 }
 
 enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t len)
@@ -365,8 +423,8 @@ enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t l
 		v = k + kl;
 		while (v < e && (s[v] == ' ' || s[v] == '\t'))
 			v++;
-		/* comments end the value, except in cmdline, which is verbatim */
-		if (!(kl == 7 && memcmp(s + k, "cmdline", 7) == 0)) {
+		/* comments end the value, except in cmdline and module */
+		if (!opt_verbatim(s + k, kl)) {
 			size_t c;
 
 			for (c = v; c < e && s[c] != '#'; c++)

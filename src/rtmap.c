@@ -91,7 +91,7 @@ enum ldr_err rtmap_ranges(const void *map, uint64_t map_size, uint64_t desc_size
 	for (uint64_t off = 0; map_size - off >= desc_size; off += desc_size) {
 		const uint8_t *d = m + off;
 		uint32_t type = rtmap_u32(d + EFI_MD_OFF_TYPE);
-		uint64_t attr = rtmap_u64(d + EFI_MD_OFF_ATTR), addr, size;
+		uint64_t attr = rtmap_u64(d + EFI_MD_OFF_ATTR), addr = 0, size = 0;
 		uint32_t flags;
 
 		if (type == EFI_MT_RUNTIME_CODE)
@@ -110,7 +110,7 @@ enum ldr_err rtmap_ranges(const void *map, uint64_t map_size, uint64_t desc_size
 	used = rtmap_mat_ok(t, mat_size, &count, &dsize);
 	for (uint32_t i = 0; used && i < count; i++) {
 		const uint8_t *d = t + RTMAP_MAT_HEADER + (uint64_t)i * dsize;
-		uint64_t attr = rtmap_u64(d + EFI_MD_OFF_ATTR), addr, size;
+		uint64_t attr = rtmap_u64(d + EFI_MD_OFF_ATTR), addr = 0, size = 0;
 		uint32_t flags = 0;
 
 		if (!(attr & EFI_MA_RO))

@@ -927,6 +927,19 @@ static void gzip_cases(const struct blob *pie, const struct blob *exec)
 	c = gz(&g);
 	emit("gz-of-gz", "LDR_E_BAD_MAGIC", &c);
 
+	/* a flat binary (the exec kernel's code, as objcopy -O binary gives
+	 * it) that starts with "mov %rsp, %rbp": 48 89 passes zlib's header
+	 * check, the rest does not inflate */
+	{
+		Elf64_Phdr ph;
+
+		get_ph(exec, find_ph(exec, PT_LOAD, PF_X, 0), &ph);
+		c = (struct blob){ malloc(ph.p_filesz), ph.p_filesz };
+		memcpy(c.p, exec->p + ph.p_offset, ph.p_filesz);
+		memcpy(c.p, "\x48\x89\xe5", 3);
+		emit("flat-zlib-lookalike", "LDR_E_NOT_KERNEL", &c);
+	}
+
 	/* 520 MiB of zeros in about half a megabyte: past the 512 MiB default */
 	c = zero_bomb(520 * MIB);
 	emit("gz-bomb-520m", "LDR_E_DECOMP_TOO_BIG", &c);

@@ -28,14 +28,15 @@ static int known_type(uint32_t t, int protocol)
 	case E820_RAM: case E820_RESERVED: case E820_ACPI: case E820_NVS:
 	case E820_UNUSABLE: case E820_PMEM: case E820_SOFT_RESERVED:
 		return 1;
-	case E820_LOADER_RECLAIMABLE: case E820_KERNEL:
+	case E820_LOADER_RECLAIMABLE: case E820_KERNEL: case E820_MODULE:
 		return protocol;
 	default:
 		return 0;
 	}
 }
 
-/* sorted, non-overlapping, merged, no zero sizes, below E820_ADDR_END */
+/* sorted, non-overlapping, merged, no zero sizes, below E820_ADDR_END;
+ * the protocol's table in whole pages */
 static void check_table(const struct mem_region *r, size_t n, int free_list, int protocol)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -44,6 +45,9 @@ static void check_table(const struct mem_region *r, size_t n, int free_list, int
 		if (r[i].addr > E820_ADDR_END || E820_ADDR_END - r[i].addr < r[i].size)
 			abort();
 		if (free_list ? r[i].type != E820_RAM : !known_type(r[i].type, protocol))
+			abort();
+		/* the protocol's table is whole pages */
+		if (protocol && ((r[i].addr | r[i].size) & (EFI_MD_PAGE_SIZE - 1)))
 			abort();
 		if (i == 0)
 			continue;

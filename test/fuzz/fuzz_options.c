@@ -3,7 +3,8 @@
  * bytes - options_from_ucs2() (the bytes as LoadOptions) and the line
  * parser on its output, options_parse_line() and options_parse_config()
  * on the raw bytes, options_parse_size() on a prefix; abort() when a
- * result breaks an invariant (strings terminated, cmdline_len right).
+ * result breaks an invariant (strings terminated, cmdline_len right,
+ * modules well formed) or an error is not one of the options' own.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,13 +23,30 @@ static void check_opts(const struct ldr_options *o)
 		abort();
 	if (o->max_kernel == 0)
 		abort();
+	if (o->nmodules > OPT_MODULES_MAX)
+		abort();
+	/* a module's path is non-empty and holds no separator of the syntax */
+	for (uint32_t i = 0; i < o->nmodules; i++) {
+		const struct opt_module *m = &o->modules[i];
+
+		if (!memchr(m->path, 0, sizeof(m->path)) || !memchr(m->string, 0, sizeof(m->string)))
+			abort();
+		if (m->path[0] == 0 || strpbrk(m->path, ":, \t\r\n") || m->have_sha256 > 1 ||
+		    m->string_len != strlen(m->string))
+			abort();
+	}
 }
 
 static void check_err(enum ldr_err err, const struct ldr_options *o)
 {
-	if (err != LDR_OK && err != LDR_E_OPT_UNKNOWN && err != LDR_E_OPT_VALUE &&
-	    err != LDR_E_OPT_TOO_LONG)
+	switch (err) {
+	case LDR_OK: case LDR_E_OPT_UNKNOWN: case LDR_E_OPT_UNKNOWN_ARG:
+	case LDR_E_OPT_CONF_EQUALS: case LDR_E_OPT_VALUE: case LDR_E_OPT_HEX:
+	case LDR_E_OPT_TOO_LONG: case LDR_E_OPT_TOO_MANY:
+		break;
+	default:
 		abort();
+	}
 	/* a bad value always names its (known, non-empty) key */
 	if (err == LDR_E_OPT_VALUE && o->bad[0] == 0)
 		abort();

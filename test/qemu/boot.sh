@@ -1,6 +1,9 @@
 #!/bin/bash
 # boot.sh [options] ESP.img - boot an ESP image under QEMU + OVMF (q35, TCG).
-#   --show          serial console on stdout (make run); default: to --log
+#   --show          serial console on stdout (make run), without the
+#                   firmware's terminal escape codes, after the QEMU command
+#                   itself (reusable: its variable store is kept beside
+#                   ESP.img); default: to --log
 #   --log FILE      serial output file (default: a temp file, printed on exit)
 #   --mem SIZE      guest RAM (default 512M)
 #   --cpu MODEL     QEMU CPU model (default max)
@@ -45,21 +48,38 @@ for f in "$code" "$vars_src" "$img"; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cp "$vars_src" "$tmp/vars.fd"
+vars=$tmp/vars.fd
+# a command shown for reuse must not name a file deleted on exit
+[ "$show" = 1 ] && vars=${img%.img}.vars.fd
+cp "$vars_src" "$vars"
 [ "$rng" = 1 ] && extra+=(-device virtio-rng-pci)
 [ -n "$log" ] || log=$tmp/serial.log
 : >"$log"
 
 qemu=(qemu-system-x86_64 -machine "$machine" -m "$mem" -cpu "$cpu" -smp "$smp"
 	-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code"
-	-drive "if=pflash,format=raw,unit=1,file=$tmp/vars.fd"
+	-drive "if=pflash,format=raw,unit=1,file=$vars"
 	-drive "format=raw,file=$img,if=ide,index=0"
 	-nic none -display none -no-reboot -monitor none
 	-device "isa-debug-exit,iobase=0xf4,iosize=0x04"
 	"${extra[@]}")
 
+# what a terminal should not get from the firmware's console: CSI sequences
+# (colours, screen clears; a cursor move becomes a line break, squeezed),
+# character-set selections, resets, and the CR of every CRLF
+unescape() {
+	sed -u -e 's/\x1b\[[0-9]*;[0-9]*H/\n/g' -e 's/\x1b\[[0-9;?=]*[A-Za-z]//g' \
+		-e 's/\x1b[()][0-9A-Za-z]//g' -e 's/\x1b[cDEHM78=>]//g' -e 's/\r//g' | cat -s
+}
+
 if [ "$show" = 1 ] && [ -z "$until" ]; then
-	timeout --foreground "$timeout" "${qemu[@]}" -serial stdio | tee "$log"
+	echo "QEMU command (run it again from this directory):"
+	for a in "${qemu[@]}" -serial stdio; do
+		# quoted only where the shell needs it
+		if [[ $a =~ ^[][A-Za-z0-9_./=,:+@%-]+$ ]]; then printf ' %s' "$a"; else printf ' %q' "$a"; fi
+	done
+	printf '\n'
+	timeout --foreground "$timeout" "${qemu[@]}" -serial stdio | tee "$log" | unescape
 	exit "${PIPESTATUS[0]}"
 fi
 
@@ -88,7 +108,7 @@ if [ -z "$rc" ]; then
 	# the line may have landed just before QEMU exited
 	if [ -n "$until" ] && tr -d '\r' <"$log" | grep -Eq -- "$until"; then rc=0; fi
 fi
-[ "$show" = 1 ] && cat "$log"
+[ "$show" = 1 ] && unescape <"$log"
 # QEMU's own complaints (a bad option, a machine it cannot build)
 [ -s "$tmp/qemu.err" ] && cat "$tmp/qemu.err" >&2
 exit "$rc"

@@ -10,7 +10,7 @@ mkdir -p "$WORK"
 
 # the payload's report line from a serial log, CRs and ANSI escapes dropped
 payload_line() {
-	tr -d '\r' <"$1" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | grep -a '^payload: \(PASS\|FAIL\)' | tail -n 1
+	tr -d '\r' <"$1" | sed 's/\x1b\[[0-9;?=]*[A-Za-z]//g' | grep -a '^payload: \(PASS\|FAIL\)' | tail -n 1
 }
 
 # key=value from a report line (cmdline= is the rest of the line)
@@ -24,7 +24,7 @@ kv() {
 
 # clean serial text (no CR, no ANSI escapes)
 clean_log() {
-	tr -d '\r' <"$1" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g'
+	tr -d '\r' <"$1" | sed 's/\x1b\[[0-9;?=]*[A-Za-z]//g'
 }
 
 ok() { echo "ok $NAME${1:+ ($1)}"; exit 0; }

@@ -722,3 +722,64 @@ TEST(test_protocol_types)
 	      "free: only conventional memory");
 	mmap_free_buf(&m);
 }
+
+/* Modules: their own type in the protocol's table, RAM to Linux, never free. */
+TEST(test_protocol_module_type)
+{
+	struct mmap_buf m;
+	struct mem_region out[16];
+	size_t n = 0;
+
+	mmap_init(&m, 48);
+	mmap_add(&m, EFI_MT_CONVENTIONAL, 0, 0x100000, 0x100);
+	mmap_add(&m, EFI_MT_OSLOADER_MODULE, 0, 0x200000, 0x3);
+	mmap_add(&m, EFI_MT_OSLOADER_KERNEL, 0, 0x203000, 0x1fd);
+	CHECK(e820_protocol_from_efi(m.buf, m.size, m.desc_size, out, 16, &n) == LDR_OK,
+	      "module: protocol table");
+	CHECK(n == 3 && out[1].type == E820_MODULE && out[1].addr == 0x200000 &&
+	      out[1].size == 0x3000 && out[2].type == E820_KERNEL, "module: its own entry");
+	CHECK(strcmp(e820_type_name(E820_MODULE), "module") == 0, "module: its name");
+	CHECK(e820_from_efi(m.buf, m.size, m.desc_size, out, 16, &n) == LDR_OK && n == 1 &&
+	      out[0].type == E820_RAM, "module: RAM in the Linux table");
+	CHECK(e820_free_from_efi(m.buf, m.size, m.desc_size, out, 16, &n) == LDR_OK && n == 1 &&
+	      out[0].size == 0x100000, "module: not free");
+	mmap_free_buf(&m);
+}
+
+/*
+ * The protocol's table is whole pages even when firmware's descriptors are
+ * not: RAM shrinks to its whole pages, anything else grows to them (and
+ * takes the bytes from RAM it now overlaps); the Linux table is as given.
+ */
+TEST(test_protocol_whole_pages)
+{
+	struct mmap_buf m;
+	struct mem_region out[16];
+	size_t n = 0;
+
+	mmap_init(&m, 48);
+	mmap_add(&m, EFI_MT_CONVENTIONAL, 0, 0x1800, 4);            /* [0x1800, 0x5800) */
+	mmap_add(&m, EFI_MT_RESERVED, 0, 0x10800, 1);               /* [0x10800, 0x11800) */
+	mmap_add(&m, EFI_MT_BOOT_SERVICES_DATA, 0, 0x11800, 8);     /* [0x11800, 0x19800) */
+	mmap_add(&m, EFI_MT_CONVENTIONAL, 0, 0x100010, 1);          /* no whole page */
+	mmap_add(&m, EFI_MT_OSLOADER_RECLAIM, 0, 0x200000, 2);
+	CHECK(e820_protocol_from_efi(m.buf, m.size, m.desc_size, out, 16, &n) == LDR_OK,
+	      "pages: protocol table");
+	CHECK_EQ_U64(n, 4, "pages: RAM, reserved, RAM, reclaimable");
+	for (size_t i = 0; i < n; i++)
+		CHECK(out[i].addr % 4096 == 0 && out[i].size % 4096 == 0,
+		      "pages: entry %zu [0x%llx +0x%llx) whole pages", i,
+		      (unsigned long long)out[i].addr, (unsigned long long)out[i].size);
+	CHECK(out[0].type == E820_RAM && out[0].addr == 0x2000 && out[0].size == 0x3000,
+	      "pages: RAM shrinks to [0x2000, 0x5000)");
+	CHECK(out[1].type == E820_RESERVED && out[1].addr == 0x10000 && out[1].size == 0x2000,
+	      "pages: reserved grows to [0x10000, 0x12000)");
+	CHECK(out[2].type == E820_RAM && out[2].addr == 0x12000 && out[2].size == 0x7000,
+	      "pages: boot-services RAM keeps [0x12000, 0x19000)");
+	CHECK(out[3].type == E820_LOADER_RECLAIMABLE && out[3].addr == 0x200000,
+	      "pages: the page-sized RAM fragment is gone");
+	CHECK(e820_from_efi(m.buf, m.size, m.desc_size, out, 16, &n) == LDR_OK && n == 5 &&
+	      out[0].addr == 0x1800 && out[3].addr == 0x100010,
+	      "pages: the Linux table is as given");
+	mmap_free_buf(&m);
+}

@@ -283,7 +283,12 @@ TEST(test_checksums)
 {
 	size_t n = 100 * KIB;
 	uint8_t *d = fx_data(n, 5);
-	struct buf g = make_gzip(d, n), z = make_zlib(d, n);
+	struct buf g, z;
+
+	/* a kernel's bytes (test_zlib_lookalike: zlib of anything else is no kernel) */
+	memcpy(d, "\x7f" "ELF", 4);
+	g = make_gzip(d, n);
+	z = make_zlib(d, n);
 
 	for (int byte = 0; byte < 4; byte++) {
 		char name[64];
@@ -359,10 +364,12 @@ TEST(test_corrupt_and_trailing)
 	t[10] |= 0x06;
 	CHECK_EQ_U64(run("gzip BTYPE 3", t, g.len, DECOMP_DEFAULT_LIMIT, NULL, 0, NULL),
 		     LDR_E_DECOMP_CORRUPT, "gzip BTYPE 3");
+	/* zlib, in the first block: nothing came out, so nothing says this
+	 * was ever a compressed kernel (test_zlib_lookalike) */
 	memcpy(t, z.p, z.len);
 	t[2] |= 0x06;
 	CHECK_EQ_U64(run("zlib BTYPE 3", t, z.len, DECOMP_DEFAULT_LIMIT, NULL, 0, NULL),
-		     LDR_E_DECOMP_CORRUPT, "zlib BTYPE 3");
+		     LDR_E_NOT_KERNEL, "zlib BTYPE 3");
 	/* a stored block whose LEN/NLEN disagree */
 	{
 		static const uint8_t s[] = { 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3,
@@ -453,5 +460,101 @@ TEST(test_alloc_failure)
 		      "%s: failures tried at three points at least", k ? "zlib" : "gzip");
 		free(s[k].p);
 	}
+	free(d);
+}
+
+/*
+ * zlib with a full flush after `first` input bytes, and the block after it
+ * given the reserved type 3: the damage comes once the first block's
+ * output is out.
+ */
+static struct buf zlib_bad_second_block(const uint8_t *d, size_t n, size_t first)
+{
+	struct buf b;
+	z_stream zs;
+	size_t at;
+
+	memset(&zs, 0, sizeof(zs));
+	if (deflateInit2(&zs, 9, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		abort();
+	b.len = deflateBound(&zs, n) + 64;
+	b.p = malloc(b.len);
+	zs.next_in = (Bytef *)d;
+	zs.avail_in = (uInt)first;
+	zs.next_out = b.p;
+	zs.avail_out = (uInt)b.len;
+	if (deflate(&zs, Z_FULL_FLUSH) != Z_OK)
+		abort();
+	at = zs.total_out;
+	zs.avail_in = (uInt)(n - first);
+	if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
+		abort();
+	b.len = zs.total_out;
+	deflateEnd(&zs);
+	b.p[at] |= 0x06;
+	return b;
+}
+
+/*
+ * zlib's two-byte magic is matched by chance by flat x86 code ("48 89"):
+ * such a file is no kernel, not a damaged compressed one.
+ */
+TEST(test_zlib_lookalike)
+{
+	static const uint8_t flat[] = {
+		0x48, 0x89, 0xe5,             /* mov %rsp, %rbp */
+		0x48, 0x83, 0xec, 0x10,       /* sub $16, %rsp */
+		0x48, 0xc7, 0xc0, 1, 0, 0, 0, /* mov $1, %rax */
+		0x0f, 0x01, 0xd9,             /* vmmcall */
+		0xc9, 0xc3,                   /* leave; ret */
+		0xf4, 0xeb, 0xfd, 0x90, 0x90, /* hlt; jmp .-1; nop; nop */
+	};
+	size_t n = 64 * KIB;
+	uint8_t *d = fx_data(n, 21), *t = malloc(4096);
+	struct buf z;
+	uint32_t x = 7;
+	unsigned lookalikes = 0, not_kernel = 0;
+
+	CHECK_EQ_U64(decomp_detect(flat, sizeof(flat)), DECOMP_ZLIB, "48 89 passes as zlib");
+	CHECK_EQ_U64(run("flat binary", flat, sizeof(flat), DECOMP_DEFAULT_LIMIT, NULL, 0, NULL),
+		     LDR_E_NOT_KERNEL, "flat binary starting 48 89 e5");
+	/* "48 89" and then anything: never blamed on the compression */
+	for (unsigned k = 0; k < 500; k++) {
+		t[0] = 0x48;
+		t[1] = 0x89;
+		for (size_t i = 2; i < 4096; i++) {
+			x = x * 1103515245u + 12345u;
+			t[i] = (uint8_t)(x >> 24);
+		}
+		lookalikes++;
+		not_kernel += run("48 89 + noise", t, 4096, DECOMP_DEFAULT_LIMIT, NULL, 0,
+				  NULL) == LDR_E_NOT_KERNEL;
+	}
+	CHECK_EQ_U64(not_kernel, lookalikes, "48 89 + noise: not a kernel every time");
+
+	/* the same damage after an ELF header came out: a damaged kernel */
+	memcpy(d, "\x7f" "ELF", 4);
+	z = zlib_bad_second_block(d, n, 1000);
+	CHECK_EQ_U64(run("zlib ELF, bad 2nd block", z.p, z.len, DECOMP_DEFAULT_LIMIT, NULL, 0,
+			 NULL),
+		     LDR_E_DECOMP_CORRUPT, "zlib of an ELF file, damaged after 1000 bytes");
+	free(z.p);
+	/* and without the ELF header in front: not a kernel */
+	d[0] = 0;
+	z = zlib_bad_second_block(d, n, 1000);
+	CHECK_EQ_U64(run("zlib non-ELF, bad 2nd block", z.p, z.len, DECOMP_DEFAULT_LIMIT, NULL,
+			 0, NULL),
+		     LDR_E_NOT_KERNEL, "zlib of a non-ELF file, damaged after 1000 bytes");
+	free(z.p);
+	/* gzip's magic is not matched by chance: its errors stay its own */
+	z = make_gzip(d, n);
+	z.p[10] |= 0x06;
+	CHECK_EQ_U64(run("gzip non-ELF BTYPE 3", z.p, z.len, DECOMP_DEFAULT_LIMIT, NULL, 0, NULL),
+		     LDR_E_DECOMP_CORRUPT, "gzip BTYPE 3 of non-ELF data");
+	free(z.p);
+	CHECK(strstr(ldr_strerror(LDR_E_NOT_KERNEL), "not an ELF kernel") ==
+		      ldr_strerror(LDR_E_NOT_KERNEL),
+	      "the message starts with \"not an ELF kernel\"");
+	free(t);
 	free(d);
 }

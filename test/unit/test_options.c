@@ -579,12 +579,12 @@ TEST(test_messages)
 		     "bad value: expected exactly 64 hex digits (32 bytes)") == 0, "hex format");
 }
 
-/* initrd=PATH[,sha256=HEX], repeatable, in order, from both sources */
+/* initrd=PATH[:sha256=HEX], repeatable, in order, from both sources */
 TEST(test_initrd)
 {
 	struct ldr_options o;
-	const char *line = "initrd=\\boot\\a.img initrd=b.img,sha256=" HEX_SHA " -- x";
-	const char *conf = "initrd \\boot\\one two.img\ninitrd c.img,sha256=" HEX_SHA "\n";
+	const char *line = "initrd=\\boot\\a.img initrd=b.img:sha256=" HEX_SHA " -- x";
+	const char *conf = "initrd \\boot\\one two.img\ninitrd c.img:sha256=" HEX_SHA "\n";
 
 	options_defaults(&o);
 	CHECK(options_parse_line(&o, line, strlen(line)) == LDR_OK, "line parses");
@@ -601,13 +601,150 @@ TEST(test_initrd)
 	      "config: in order, spaces kept, pin read");
 
 	options_defaults(&o);
-	CHECK(options_parse_line(&o, "initrd=x,sha256=12", 18) == LDR_E_OPT_HEX,
+	CHECK(options_parse_line(&o, "initrd=x:sha256=12", 18) == LDR_E_OPT_HEX,
 	      "a short pin is a bad pin, not part of the path");
 	CHECK(options_parse_line(&o, "initrd=", 7) == LDR_E_OPT_VALUE, "empty");
-	CHECK(options_parse_line(&o, "initrd=,sha256=" HEX_SHA, 15 + 64) == LDR_E_OPT_VALUE,
+	CHECK(options_parse_line(&o, "initrd=:sha256=" HEX_SHA, 15 + 64) == LDR_E_OPT_VALUE,
 	      "a pin without a path");
 	options_defaults(&o);
 	for (unsigned i = 0; i < OPT_INITRD_MAX; i++)
 		CHECK(options_parse_line(&o, "initrd=i", 8) == LDR_OK, "initrd %u fits", i);
-	CHECK(options_parse_line(&o, "initrd=i", 8) == LDR_E_OPT_TOO_LONG, "one too many");
+	CHECK(options_parse_line(&o, "initrd=i", 8) == LDR_E_OPT_TOO_MANY, "one too many");
+}
+
+/* ---- modules ---- */
+
+struct mod_want {
+	const char *path, *string;
+	int pin;
+};
+
+struct mod_case {
+	const char *name;
+	enum opt_src src;
+	const char *text;
+	enum ldr_err want;
+	unsigned n;
+	struct mod_want m[3];
+};
+
+static const struct mod_case mod_cases[] = {
+	{ "path only", SRC_LINE, "module=\\m1.bin", LDR_OK, 1, { { "\\m1.bin", "", 0 } } },
+	{ "path and string", SRC_LINE, "module=m.bin,initrd", LDR_OK, 1,
+	  { { "m.bin", "initrd", 0 } } },
+	{ "empty string", SRC_LINE, "module=m.bin,", LDR_OK, 1, { { "m.bin", "", 0 } } },
+	{ "pinned", SRC_LINE, "module=m.bin:sha256=" HEX_SHA ",a,b=c:d", LDR_OK, 1,
+	  { { "m.bin", "a,b=c:d", 1 } } },
+	{ "pinned, no string", SRC_LINE, "module=\\d\\m.bin:sha256=" HEX_SHA, LDR_OK, 1,
+	  { { "\\d\\m.bin", "", 1 } } },
+	{ "a string that looks like a pin is a string", SRC_LINE,
+	  "module=m.bin,:sha256=" HEX_SHA, LDR_OK, 1, { { "m.bin", ":sha256=" HEX_SHA, 0 } } },
+	{ "repeated, in order", SRC_LINE, "module=a,x verbose module=b,y -- k", LDR_OK, 2,
+	  { { "a", "x", 0 }, { "b", "y", 0 } } },
+	{ "config: rest of the line, # included", SRC_CONFIG,
+	  "module \\m1.bin   my string # not a comment  \n", LDR_OK, 1,
+	  { { "\\m1.bin", "my string # not a comment", 0 } } },
+	{ "config: pinned, comma", SRC_CONFIG,
+	  "module m.bin:sha256=" HEX_SHA ",x y\nmodule n.bin\n", LDR_OK, 2,
+	  { { "m.bin", "x y", 1 }, { "n.bin", "", 0 } } },
+	{ "empty value", SRC_LINE, "module=", LDR_E_OPT_VALUE, 0, { { 0 } } },
+	{ "alone", SRC_LINE, "module", LDR_E_OPT_VALUE, 0, { { 0 } } },
+	{ "pin without a path", SRC_LINE, "module=:sha256=" HEX_SHA, LDR_E_OPT_VALUE, 0,
+	  { { 0 } } },
+	{ "empty path before the string", SRC_LINE, "module=,x", LDR_E_OPT_VALUE, 0, { { 0 } } },
+	{ "other hash", SRC_LINE, "module=m.bin:sha1=abcd", LDR_E_OPT_VALUE, 0, { { 0 } } },
+	{ "colon in the path", SRC_LINE, "module=fs0:m.bin", LDR_E_OPT_VALUE, 0, { { 0 } } },
+	{ "short pin", SRC_LINE, "module=m.bin:sha256=12ab,x", LDR_E_OPT_HEX, 0, { { 0 } } },
+	{ "config: nothing", SRC_CONFIG, "module   \n", LDR_E_OPT_VALUE, 0, { { 0 } } },
+};
+
+static void check_modules(const char *name, const struct ldr_options *o, const struct mod_case *c)
+{
+	CHECK_EQ_U64(o->nmodules, c->n, "%s: count", name);
+	for (unsigned i = 0; i < c->n && i < o->nmodules; i++) {
+		const struct opt_module *m = &o->modules[i];
+
+		CHECK(str_eq(m->path, c->m[i].path), "%s: module %u path '%s'", name, i, m->path);
+		CHECK(str_eq(m->string, c->m[i].string), "%s: module %u string '%s'", name, i,
+		      m->string);
+		CHECK_EQ_U64(m->string_len, strlen(m->string), "%s: module %u string_len", name, i);
+		CHECK_EQ_U64(m->have_sha256, c->m[i].pin, "%s: module %u pinned", name, i);
+		if (c->m[i].pin)
+			CHECK(memcmp(m->sha256, sha_bytes, 32) == 0, "%s: module %u pin bytes", name,
+			      i);
+	}
+}
+
+TEST(test_modules)
+{
+	for (size_t i = 0; i < sizeof(mod_cases) / sizeof(mod_cases[0]); i++) {
+		const struct mod_case *c = &mod_cases[i];
+		size_t len = strlen(c->text);
+		char *copy = malloc(len ? len : 1);
+		struct ldr_options o;
+		enum ldr_err err;
+
+		memcpy(copy, c->text, len);
+		options_defaults(&o);
+		err = c->src == SRC_LINE ? options_parse_line(&o, copy, len)
+					 : options_parse_config(&o, copy, len);
+		CHECK_EQ_U64(err, c->want, "module %s: error", c->name);
+		if (err == LDR_OK)
+			check_modules(c->name, &o, c);
+		else
+			CHECK(str_eq(o.bad, "module"), "module %s: bad '%s'", c->name, o.bad);
+		free(copy);
+	}
+}
+
+/* Load options replace kaslr.conf's modules (all of them), or keep them. */
+TEST(test_modules_override)
+{
+	static const char conf[] = "module a.bin,from-conf\nmodule b.bin\n";
+	struct ldr_options o;
+
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_config(&o, conf, sizeof(conf) - 1), LDR_OK, "override: config");
+	CHECK_EQ_U64(o.nmodules, 2, "override: two from the config");
+	CHECK_EQ_U64(options_parse_line(&o, "verbose -- x", 12), LDR_OK, "override: no module=");
+	CHECK_EQ_U64(o.nmodules, 2, "override: a line without module= keeps them");
+	CHECK_EQ_U64(options_parse_line(&o, "module=c.bin,l module=d.bin", 27), LDR_OK,
+		     "override: module= on the line");
+	CHECK(o.nmodules == 2 && str_eq(o.modules[0].path, "c.bin") &&
+	      str_eq(o.modules[0].string, "l") && str_eq(o.modules[1].path, "d.bin"),
+	      "override: the line's modules replace the config's");
+}
+
+/* The limits: 16 modules, strings of 255 characters, paths of 255. */
+TEST(test_modules_limits)
+{
+	char *t = malloc(OPT_TEXT_MAX);
+	struct ldr_options o;
+	size_t n = 0;
+
+	for (int i = 0; i < OPT_MODULES_MAX; i++)
+		n += (size_t)sprintf(t + n, "module=m%d.bin ", i);
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_line(&o, t, n), LDR_OK, "16 modules");
+	CHECK_EQ_U64(o.nmodules, OPT_MODULES_MAX, "16 modules kept");
+	n += (size_t)sprintf(t + n, "module=one-more.bin");
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_line(&o, t, n), LDR_E_OPT_TOO_MANY, "17 modules");
+	CHECK(str_eq(o.bad, "module"), "17 modules: bad '%s'", o.bad);
+
+	for (int extra = 0; extra < 2; extra++) {
+		n = (size_t)sprintf(t, "module=m.bin,");
+		memset(t + n, 's', OPT_MODULE_STRING_MAX - 1 + extra);
+		n += OPT_MODULE_STRING_MAX - 1 + extra;
+		options_defaults(&o);
+		CHECK_EQ_U64(options_parse_line(&o, t, n), extra ? LDR_E_OPT_TOO_LONG : LDR_OK,
+			     "module string of %d", OPT_MODULE_STRING_MAX - 1 + extra);
+		n = (size_t)sprintf(t, "module=");
+		memset(t + n, 'p', OPT_PATH_MAX - 1 + extra);
+		n += OPT_PATH_MAX - 1 + extra;
+		options_defaults(&o);
+		CHECK_EQ_U64(options_parse_line(&o, t, n), extra ? LDR_E_OPT_TOO_LONG : LDR_OK,
+			     "module path of %d", OPT_PATH_MAX - 1 + extra);
+	}
+	free(t);
 }

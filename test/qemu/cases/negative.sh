@@ -1,15 +1,34 @@
-# negative - bad kernels come back to the firmware: OVMF's UEFI shell runs
-# the loader from startup.nsh once per bad kernel (test/corpus/NEGATIVE_BOOTS
-# plus a missing file) and prints the status each run returned.  Each run
-# must print the loader's error line and return an EFI error, the shell must
-# go on to the next, and no payload may run.
+# negative - bad kernels and bad options come back to the firmware: OVMF's
+# UEFI shell runs the loader from startup.nsh once per bad kernel
+# (test/corpus/NEGATIVE_BOOTS plus a missing file), then once per message a
+# newcomer meets (kaslr.conf written key=value, kaslr.conf with a UTF-8 BOM,
+# a kernel argument without "--", a short hex value), and prints the status
+# each run returned.  Each run must print exactly one error line - the
+# message for its own cause, word for word where a newcomer reads it - and
+# return an EFI error; the shell must go on to the next, and no payload may
+# run.
 cases=$B/corpus/cases
 [ -d "$cases" ] || test/corpus/run.sh >/dev/null 2>&1
 [ -d "$cases" ] || fail "no malformed-kernel corpus in $cases (test/corpus/run.sh failed)"
 img=$(shell_esp) || fail "cannot build the shell ESP"
 nsh=$WORK/$NAME.nsh
-mmd -i "$img" ::/bad
+mmd -i "$img" ::/bad ::/EFI/conf ::/EFI/bom
+# loader copies whose kaslr.conf is the subject: key=value on line 2; a BOM
+mcopy -i "$img" "$LOADER" ::/EFI/conf/loader.efi
+printf '# mine\nkernel=k.elf\n' >"$WORK/$NAME.conf-equals"
+mcopy -i "$img" "$WORK/$NAME.conf-equals" ::/EFI/conf/kaslr.conf
+mcopy -i "$img" "$LOADER" ::/EFI/bom/loader.efi
+printf '\357\273\277kernel \\bad\\none.elf\n' >"$WORK/$NAME.conf-bom"
+mcopy -i "$img" "$WORK/$NAME.conf-bom" ::/EFI/bom/kaslr.conf
+
 names=$(grep -v '^#' test/corpus/NEGATIVE_BOOTS)
+# name|shell command line|the exact text its error line must hold
+messages=(
+	'conf-equals|fs0:\EFI\conf\loader.efi|kaslr-loader: error: \EFI\conf\kaslr.conf line 2: '\''kernel=k.elf'\'': kaslr.conf lines are "key value", not key=value; write e.g. "kernel vmlinuz" (load options are the ones written key=value)'
+	'conf-bom|fs0:\EFI\bom\loader.efi|kaslr-loader: error: kernel \bad\none.elf: no such file on the loader'\''s volume'
+	'no-dashes|fs0:\EFI\kaslr\loader.efi kernel=\bad\k1 console=ttyS0|kaslr-loader: error: load options: '\''console'\'': unknown loader option; the kernel'\''s own arguments go after "--" (kernel=FILE -- console=ttyS0)'
+	'short-hex|fs0:\EFI\kaslr\loader.efi sha256=12ab|kaslr-loader: error: load options: '\''sha256'\'': bad value: expected exactly 64 hex digits (32 bytes)'
+)
 {
 	i=0
 	for n in $names missing.elf; do
@@ -19,27 +38,41 @@ names=$(grep -v '^#' test/corpus/NEGATIVE_BOOTS)
 		printf '%s\n' "fs0:\\EFI\\kaslr\\loader.efi kernel=\\bad\\k$i verbose"
 		echo "echo \"run $i returned %lasterror%\""
 	done
+	for m in "${messages[@]}"; do
+		i=$((i + 1))
+		IFS='|' read -r n cmd _ <<<"$m"
+		echo "echo \"run $i: $n\""
+		printf '%s\n' "$cmd"
+		echo "echo \"run $i returned %lasterror%\""
+	done
 	echo 'echo "all runs done"'
 	echo 'reset -s'
 } >"$nsh"
 runs=$i
 mcopy -i "$img" "$nsh" ::/startup.nsh
 LOG=$WORK/$NAME.log
-test/qemu/boot.sh --log "$LOG" --mem 2G --cpu max --timeout 120 --until 'all runs done' "$img"
+test/qemu/boot.sh --log "$LOG" --mem 2G --cpu max --timeout 150 --until 'all runs done' "$img"
 rc=$?
 [ "$rc" = 0 ] || fail "the shell did not finish all runs (rc=$rc)"
 clean_log "$LOG" | grep -qa '^payload:' && fail "a payload ran"
+
+# run_output I NAME: out= the lines between "run I:" and "run I returned",
+# after checking that the run returned an EFI error and printed one error line
+run_output() {
+	local st errs
+	out=$(clean_log "$LOG" | sed -n "/^run $1: /,/^run $1 returned/p")
+	st=$(printf '%s\n' "$out" | sed -n "s/^run $1 returned //p")
+	[ -n "$st" ] || fail "run $1 ($2): no status"
+	[ "$st" != 0x0 ] || fail "run $1 ($2): the loader returned success"
+	errs=$(printf '%s\n' "$out" | grep -c 'kaslr-loader: error: ')
+	[ "$errs" = 1 ] || fail "run $1 ($2): $errs error lines, want one"
+	summary="$summary $2=$st"
+}
+
 i=0 summary=
 for n in $names missing.elf; do
 	i=$((i + 1))
-	# the lines between "run i:" and "run i returned"
-	out=$(clean_log "$LOG" | sed -n "/^run $i: /,/^run $i returned/p")
-	st=$(printf '%s\n' "$out" | sed -n "s/^run $i returned //p")
-	[ -n "$st" ] || fail "run $i ($n): no status"
-	[ "$st" != 0x0 ] || fail "run $i ($n): the loader returned success"
-	printf '%s\n' "$out" | grep -q 'kaslr-loader: error: ' || fail "run $i ($n): no error line"
-	errs=$(printf '%s\n' "$out" | grep -c 'kaslr-loader: error: ')
-	[ "$errs" = 1 ] || fail "run $i ($n): $errs error lines, want one"
+	run_output "$i" "$n"
 	# the message must be the one for the corpus case's own error
 	case $n in
 	*.LDR_E_DECOMP_TOO_BIG) printf '%s\n' "$out" | grep -q 'exceeds the limit' || fail "run $i: not refused as too big" ;;
@@ -50,8 +83,14 @@ for n in $names missing.elf; do
 	*.LDR_E_WX_SEGMENT) printf '%s\n' "$out" | grep -q 'program header [0-9] (vaddr 0x[0-9a-fA-F]*): segment is both writable and executable; give writable data and code their own segments (link with -z separate-code' || fail "run $i: no W+X message" ;;
 	*.LDR_E_RELOC_TYPE) printf '%s\n' "$out" | grep -q 'relocation type' || fail "run $i: no relocation-type message" ;;
 	*.LDR_E_TRUNCATED) printf '%s\n' "$out" | grep -q 'too short' || fail "run $i: no truncation message" ;;
-	missing.elf) printf '%s\n' "$out" | grep -q "kernel .*k[0-9]*: no such file on the loader's volume" || fail "run $i: no not-found message" ;;
+	*.LDR_E_NOT_KERNEL) printf '%s\n' "$out" | grep -qF "kaslr-loader: error: \\bad\\k$i: not an ELF kernel: its first two bytes pass for a zlib header, but what follows does not inflate to an ELF file; kernel= must name an ELF64 x86-64 kernel" || fail "run $i: no not-a-kernel message" ;;
+	missing.elf) printf '%s\n' "$out" | grep -qF "kaslr-loader: error: kernel \\bad\\k$i: no such file on the loader's volume" || fail "run $i: no not-found message" ;;
 	esac
-	summary="$summary $n=$st"
+done
+for m in "${messages[@]}"; do
+	i=$((i + 1))
+	IFS='|' read -r n _ want <<<"$m"
+	run_output "$i" "$n"
+	printf '%s\n' "$out" | grep -qF -- "$want" || fail "run $i ($n): no line '$want'"
 done
 ok "$runs runs:$summary"

@@ -1,7 +1,11 @@
-# quiet - without verbose the loader prints no address, offset or slot count
+# quiet - without verbose the loader prints one line, what it loads and from
+# where, and no address, offset or slot count
 boot_payload "$(mkesp "$NAME" "$P/kernel-high.elf")" --cpu max
 expect_pass
-leak=$(clean_log "$LOG" | grep 'kaslr-loader' | grep -Ei '0x[0-9a-f]{5,}|[0-9a-f]{8,}|slot')
+lines=$(clean_log "$LOG" | grep '^kaslr-loader: ')
+want='kaslr-loader: loading \EFI\BOOT\kernel.elf (native kernel)'
+[ "$lines" = "$want" ] || fail "quiet boot printed '$lines', want only '$want'"
+leak=$(printf '%s\n' "$lines" | grep -Ei '0x[0-9a-f]{5,}|[0-9a-f]{8,}|slot')
 [ -z "$leak" ] || fail "loader printed: $leak"
 # and the same boot with verbose does print them (so the check above can fail)
 esp=$(mkesp "$NAME" "$P/kernel-high.elf" EFI/BOOT/kaslr.conf="$(conf verbose)")
@@ -9,4 +13,5 @@ boot_payload "$esp" --cpu max
 expect_pass
 clean_log "$LOG" | grep 'kaslr-loader' | grep -qi "virt 0x$(printf '%x' "$(kv "$LINE" virt)")" ||
 	fail "verbose did not print the virtual base $(kv "$LINE" virt)"
+clean_log "$LOG" | grep -qxF "$want" || fail "verbose boot lacks '$want'"
 ok
