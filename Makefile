@@ -103,9 +103,27 @@ $(BUILD)/loader.so: $(EFI_OBJ) loader.lds
 	      $(LIBZ_A) $(LIBGCC) -o $@
 
 $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
-	$(OBJCOPY) -j .text -j .reloc -j .data -j .dynamic -j .rela -j .dynsym \
+	$(OBJCOPY) -j .text -j .reloc -j .data -j .kpolicy -j .dynamic -j .rela -j .dynsym \
 	   -j .dynstr --target=efi-app-x86_64 --subsystem=10 $< $@
 	@test/check-image.sh $< $@
+
+# ---------------------------------------------------------------- host tool
+# build/tools/kaslr-policy (src/tools/kaslr-policy.c): writes the embedded
+# policy before signing; linked with the core's own policy, PE and option
+# code, optimised and without sanitizers (it is installed, e.g. by make deb)
+TOOL_CORE := policy pe options sha256 err
+TOOL_OBJ  := $(TOOL_CORE:%=$(BUILD)/tools/obj/%.o) $(BUILD)/tools/obj/kaslr-policy.o
+POLICY_TOOL := $(BUILD)/tools/kaslr-policy
+DEPS      += $(TOOL_OBJ:.o=.d)
+
+$(BUILD)/tools/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $(DEPFLAGS) -c $< -o $@
+$(BUILD)/tools/obj/%.o: src/tools/%.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $(DEPFLAGS) -c $< -o $@
+$(POLICY_TOOL): $(TOOL_OBJ)
+	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $(TOOL_OBJ) -o $@
 
 .DEFAULT_GOAL := all
 # Bare .SECONDARY: no intermediate file (the objects the pattern rules make)
@@ -115,7 +133,7 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
 .PHONY: all deps unit run esp test clean loader payloads install corpus-tools lint
-all: $(BUILD)/BOOTX64.EFI payloads
+all: $(BUILD)/BOOTX64.EFI payloads $(POLICY_TOOL)
 loader: $(BUILD)/BOOTX64.EFI
 
 include payload/payload.mk

@@ -21,6 +21,7 @@
 
 #include "proto.h"
 #include "log.h"
+#include "tpm.h"
 #include "serial.h"
 #include "e820.h"
 #include "linux_boot.h"
@@ -105,6 +106,8 @@ static EFI_STATUS linux_prepare(struct loader *L, const struct handoff_env *env)
 	/* from the pool, never the placement seed (kaslr.seed= may be public);
 	 * kept with the secrets, which are wiped before the jump */
 	entropy_derive(L->sec.pool_seed, "linux setup_data rng seed", L->sec.kernel_seed);
+	/* after the last measurement: the kernel gets the TPM event log */
+	tpm_install_linux_event_log();
 	log_info(L"linux: physical base 0x%lx, virtual offset 0x%lx from 0x%lx, entry 0x%lx, boot_params 0x%lx",
 		 L->phys_base, L->virt_base - L->elf.link_vbase, L->elf.link_vbase, L->entry,
 		 lx_block);

@@ -10,6 +10,7 @@
  */
 #include "proto.h"
 #include "log.h"
+#include "tpm.h"
 #include "e820.h"
 #include "elfnote.h"
 #include "slot.h"
@@ -137,6 +138,8 @@ static EFI_STATUS native_prepare(struct loader *L, const struct handoff_env *env
 	info->stack_size = env->stack_size;
 	info->stack_top = env->stack_top;
 	info->pml4 = env->cr3;
+	/* after the last measurement: the kernel gets the TPM event log */
+	tpm_install_linux_event_log();
 	return EFI_SUCCESS;
 }
 
