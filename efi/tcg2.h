@@ -20,12 +20,12 @@
 #define EFI_TCG2_EVENT_LOG_FORMAT_TCG_2 0x00000002
 #define EFI_TCG2_EVENT_HEADER_VERSION   1
 
-#pragma pack(push, 1)
 typedef struct {
 	UINT8 Major;
 	UINT8 Minor;
 } EFI_TCG2_VERSION;
 
+/* natural alignment (36 bytes), as firmware declares it */
 typedef struct {
 	UINT8 Size;
 	EFI_TCG2_VERSION StructureVersion;
@@ -39,6 +39,9 @@ typedef struct {
 	UINT32 NumberOfPcrBanks;
 	UINT32 ActivePcrBanks;
 } EFI_TCG2_BOOT_SERVICE_CAPABILITY;
+
+#pragma pack(push, 1)
+
 
 typedef struct {
 	UINT32 HeaderSize;

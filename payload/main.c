@@ -14,6 +14,7 @@
 #include "serial.h"
 #include "efivars.h"
 #include "leftovers.h"
+#include "tpmlog.h"
 
 #if defined(PAYLOAD_VARIANT_PIE)
 #define PL_VARIANT "pie"
@@ -684,6 +685,8 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 		scanned = lo_scan_secrets(info, pl_lo_fail);
 	/* runtime services through the loader's tables, unchanged */
 	int bli = efivars_bli_count(info);
+	/* the loader's measurements, from the TPM event log it handed over */
+	int tpm = tpmlog_report(info);
 
 	serial_puts("payload: PASS variant=" PL_VARIANT " phys=");
 	serial_put_hex(info->phys_base);
@@ -719,6 +722,8 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	serial_puts(info->flags & KB_FLAG_NO_NX ? "0" : "1");
 	serial_puts(" scanned=");
 	serial_put_dec(scanned);
+	serial_puts(" tpmlog=");
+	serial_put_dec(tpm < 0 ? 0 : (uint64_t)tpm);
 	pl_put_cmdline();
 	serial_putc('\n');
 	pl_exit(PL_EXIT_PASS);

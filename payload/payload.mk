@@ -67,8 +67,8 @@ PAYLOAD_LDFLAGS_small := --emit-relocs -T payload/exec.lds
 PAYLOAD_LDFLAGS_shared := --emit-relocs -T payload/shared.lds
 
 # the payload checks derivations with the loader's own SHA-256 code
-PAYLOAD_CORE := sha256 entropy
-PAYLOAD_OBJS  = $(addprefix $(PAYLOAD_DIR)/$(1)/,main.o serial.o efivars.o leftovers.o \
+PAYLOAD_CORE := sha256 entropy tcglog
+PAYLOAD_OBJS  = $(addprefix $(PAYLOAD_DIR)/$(1)/,main.o serial.o efivars.o leftovers.o tpmlog.o \
                 entry.o $(PAYLOAD_CORE:%=core_%.o))
 
 # objects also depend on this file: the flags above are part of them

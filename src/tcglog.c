@@ -1,10 +1,8 @@
 /*
  * tcglog.c - reading records of the TCG2 event log (include/tcglog.h).  The
  * log comes from firmware; every length is checked against the bytes given
- * before it is used.
+ * before it is used.  No libc: the test kernel links this file too.
  */
-#include <string.h>
-
 #include "tcglog.h"
 
 #define TL_SPEC_SIG     "Spec ID Event03"
@@ -15,6 +13,14 @@
 static uint32_t tl_u32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int tl_same(const uint8_t *a, const char *b, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (a[i] != (uint8_t)b[i])
+			return 0;
+	return 1;
 }
 
 static uint16_t tl_u16(const uint8_t *p)
@@ -35,13 +41,14 @@ enum ldr_err tcglog_first(const uint8_t *log, uint64_t len, struct tcglog_spec *
 	if (n > TCGLOG_EVENT_MAX || !ldr_in_bounds(TL_FIRST_HDR, n, len) || n < TL_SPEC_FIXED)
 		return LDR_E_TCGLOG;
 	ev = log + TL_FIRST_HDR;
-	if (tl_u32(log + 4) != TCG_EV_NO_ACTION || memcmp(ev, TL_SPEC_SIG, TL_SPEC_SIG_LEN) != 0)
+	if (tl_u32(log + 4) != TCG_EV_NO_ACTION || !tl_same(ev, TL_SPEC_SIG, TL_SPEC_SIG_LEN))
 		return LDR_E_TCGLOG;
-	memset(&spec, 0, sizeof(spec));
 	spec.nalg = tl_u32(ev + TL_SPEC_FIXED - 4);
 	if (spec.nalg == 0 || spec.nalg > TCGLOG_MAX_ALGS ||
 	    !ldr_in_bounds(TL_SPEC_FIXED, (uint64_t)spec.nalg * 4, n))
 		return LDR_E_TCGLOG;
+	for (uint32_t i = 0; i < TCGLOG_MAX_ALGS; i++)
+		spec.alg[i] = spec.size[i] = 0;
 	for (uint32_t i = 0; i < spec.nalg; i++) {
 		spec.alg[i] = tl_u16(ev + TL_SPEC_FIXED + 4 * i);
 		spec.size[i] = tl_u16(ev + TL_SPEC_FIXED + 4 * i + 2);
@@ -62,7 +69,7 @@ enum ldr_err tcglog_event(const uint8_t *log, uint64_t len, uint64_t off,
 
 	if (!ldr_in_bounds(off, 12, len))
 		return LDR_E_TCGLOG;
-	memset(&e, 0, sizeof(e));
+	e.sha256 = 0;
 	e.pcr = tl_u32(log + off);
 	e.type = tl_u32(log + off + 4);
 	count = tl_u32(log + off + 8);
