@@ -160,47 +160,33 @@ $(ESP_IMG): $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT) test/qemu/mkesp.sh
 	test/qemu/mkesp.sh $@ $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT)
 
 # ---------------------------------------------------------------- install
-# make install ESP=DIR  copies into the mounted ESP at DIR:
-#   the loader  -> $(INSTALL_PATH) (default EFI/BOOT/BOOTX64.EFI; e.g.
-#                  EFI/kaslr/kaslr-loader.efi for a systemd-boot entry),
-#                  signed with sbsign when SIGN_KEY= and SIGN_CERT= are given;
-#   $(KERNEL)   -> kernel.elf beside it (default: the PIE test kernel);
-#   $(CONF)     -> kaslr.conf beside it; without CONF= an existing kaslr.conf
-#                  is kept, else a commented default is written.
-# Plain cp, no chmod: FAT cannot store Unix modes.
+# make install ESP=DIR KERNEL=FILE [INITRD="F ..."] [CMDLINE="..."]
+#              [SIGN_KEY=key SIGN_CERT=cert] [INSTALL_PATH=...] [FORCE=1]
+# runs src/tools/kaslr-install.sh: the kernel (and initrds) under their own
+# names beside the loader, the policy written into the loader (pins, command
+# line, ALLOW="key ..."), signed with sbsign when a key is given; a
+# systemd-boot entry when the ESP has loader/entries/.  An existing file at
+# INSTALL_PATH that is not kaslr-loader is refused unless FORCE=1 (which
+# keeps a backup).  KERNEL= is required; TEST_KERNEL=1 installs the test
+# kernel instead.  CONF=file is installed as kaslr.conf.
 INSTALL_PATH ?= EFI/BOOT/BOOTX64.EFI
-KERNEL       ?= $(PAYLOAD_DEFAULT)
-INSTALL_DIR   = $(ESP)/$(patsubst %/,%,$(dir $(INSTALL_PATH)))
-define KASLR_CONF_DEFAULT
-# kaslr.conf - options of kaslr-loader (see its README, Options).
-# One "key value" per line; '#' starts a comment.  Load options (e.g. a
-# systemd-boot entry's "options") override what is set here.
-#
-# kernel     kernel.elf          (relative to this directory, or \path)
-# cmdline    console=ttyS0       (the rest of the line is the command line)
-# verbose                        (print addresses and timings: leaks the layout)
-# kaslr.min  16M
-# kaslr.max  4G
-# sha256     <64 hex digits of the kernel file>
-endef
-export KASLR_CONF_DEFAULT
+ifeq ($(TEST_KERNEL),1)
+KERNEL ?= $(PAYLOAD_DEFAULT)
+endif
 
-install: $(BUILD)/BOOTX64.EFI $(KERNEL)
+install: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(if $(filter 1,$(TEST_KERNEL)),$(PAYLOAD_DEFAULT))
 	@[ -n "$(ESP)" ] || { echo "make install: give ESP=DIR, the mounted EFI system partition" >&2; exit 1; }
-	@[ -d "$(ESP)" ] || { echo "make install: ESP=$(ESP) is not a directory" >&2; exit 1; }
-	@[ -z "$(SIGN_KEY)$(SIGN_CERT)" ] || { [ -n "$(SIGN_KEY)" ] && [ -n "$(SIGN_CERT)" ]; } || \
-	 { echo "make install: signing needs both SIGN_KEY= and SIGN_CERT=" >&2; exit 1; }
-	mkdir -p "$(INSTALL_DIR)"
-	@if [ -n "$(SIGN_KEY)" ]; then \
-	   echo "sbsign $(BUILD)/BOOTX64.EFI -> $(ESP)/$(INSTALL_PATH)"; \
-	   sbsign --key "$(SIGN_KEY)" --cert "$(SIGN_CERT)" \
-	          --output "$(ESP)/$(INSTALL_PATH)" $(BUILD)/BOOTX64.EFI || exit 1; \
-	 else cp $(BUILD)/BOOTX64.EFI "$(ESP)/$(INSTALL_PATH)"; fi
-	cp "$(KERNEL)" "$(INSTALL_DIR)/kernel.elf"
-	@if [ -n "$(CONF)" ]; then cp "$(CONF)" "$(INSTALL_DIR)/kaslr.conf"; \
-	 elif [ -e "$(INSTALL_DIR)/kaslr.conf" ]; then echo "keeping $(INSTALL_DIR)/kaslr.conf"; \
-	 else printf '%s\n' "$$KASLR_CONF_DEFAULT" >"$(INSTALL_DIR)/kaslr.conf"; fi
-	@echo "installed into $(INSTALL_DIR): $(notdir $(INSTALL_PATH)) kernel.elf kaslr.conf"
+	@[ -n "$(KERNEL)" ] || { echo "make install: give KERNEL=FILE, the kernel to boot (TEST_KERNEL=1 installs the test kernel)" >&2; exit 1; }
+	@set -- ; \
+	 for f in $(INITRD); do set -- "$$@" --initrd "$$f"; done; \
+	 for a in $(ALLOW); do set -- "$$@" --allow "$$a"; done; \
+	 [ -n "$${CMDLINE+x}" ] && set -- "$$@" --cmdline "$$CMDLINE"; \
+	 [ -n "$(SIGN_KEY)$(SIGN_CERT)" ] && set -- "$$@" --sign-key "$(SIGN_KEY)" --sign-cert "$(SIGN_CERT)"; \
+	 [ -n "$(CONF)" ] && set -- "$$@" --conf "$(CONF)"; \
+	 [ "$(FORCE)" = 1 ] && set -- "$$@" --force; \
+	 src/tools/kaslr-install.sh --esp "$(ESP)" --loader $(BUILD)/BOOTX64.EFI --tool $(POLICY_TOOL) \
+	   --repack src/tools/kaslr-repack.sh --install-path "$(INSTALL_PATH)" --kernel "$(KERNEL)" \
+	   --entry "$(if $(ENTRY),$(ENTRY),auto)" "$$@"
 
 run: deps
 	@$(MAKE) --no-print-directory all $(ESP_IMG)

@@ -146,7 +146,7 @@ enum opt_kind {
  * The one table of keys: how each is read, and what Secure Boot lets an
  * unsigned source (kaslr.conf, load options) do with it.  The README's
  * "Secure Boot and TPM" table is this table (build/tools/kaslr-policy
- * rules prints it; test/secureboot/host.sh compares the two).
+ * rules prints it; test/install/run.sh compares the two).
  */
 static const struct opt_key {
 	const char *name;

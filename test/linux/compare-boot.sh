@@ -2,7 +2,7 @@
 # compare-boot.sh [RUNS] - boot time of the stock Debian kernel, from QEMU
 # start to the kernel's "Linux version" banner, two ways on the same VM
 # (q35, OVMF, TCG, -cpu max, 1 GiB, no NIC; test/qemu/boot.sh):
-#   kaslr-loader: BOOTX64.EFI reads vmlinux.gz (repacked, test/linux/repack.sh),
+#   kaslr-loader: BOOTX64.EFI reads vmlinux.gz (repacked, src/tools/kaslr-repack.sh),
 #                 inflates, places and relocates it, boot_params, jump;
 #   systemd-boot: \EFI\BOOT\BOOTX64.EFI = systemd-bootx64.efi, a Type #1
 #                 entry "linux /vmlinuz" (the .deb's bzImage, its own EFI

@@ -6,7 +6,7 @@
 #      same kernel without the Secure Boot signature;
 #   2. apt-get download it; unpack its /boot with dpkg-deb (only /boot: the
 #      ~400 MB of modules are not needed) into build/linux/pkg/;
-#   3. repack the bzImage -> build/linux/vmlinux.gz (+ .facts), see repack.sh.
+#   3. repack the bzImage -> build/linux/vmlinux.gz (+ .facts), see src/tools/kaslr-repack.sh.
 # Prints the path of vmlinux.gz on stdout.  Serialised with flock (two boot
 # cases may start together).  Any failure - no Debian registry, no package -
 # is an error with a clear message: the tests then FAIL, never skip.
@@ -61,6 +61,6 @@ dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$D/pkg" --wildcards './boot/*' ||
 vmlinuz=$(first "$D"/pkg/boot/vmlinuz-*)
 [ -s "$vmlinuz" ] || die "$deb holds no /boot/vmlinuz-*"
 cp "$vmlinuz" "$D/vmlinuz" || die "copy $vmlinuz"
-test/linux/repack.sh "$D/vmlinuz" "$D/vmlinux.gz" || die "repacking $vmlinuz failed"
+src/tools/kaslr-repack.sh "$D/vmlinuz" "$D/vmlinux.gz" || die "repacking $vmlinuz failed"
 echo "$pkg $(basename "$deb")" >"$D/package"
 echo "$D/vmlinux.gz"
