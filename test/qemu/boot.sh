@@ -53,8 +53,13 @@ swtpm_pid=
 # the TPM's volatile state (PCRs) into $tpm, then swtpm stopped
 tpm_stop() {
 	[ -n "$swtpm_pid" ] || return 0
-	swtpm_ioctl --unix "$tpm/ctrl.sock" -v >/dev/null 2>&1 ||
-		echo "boot.sh: could not save the TPM state" >&2
+	local i
+	# swtpm takes the next control connection once it has seen QEMU's close
+	for i in $(seq 20); do
+		swtpm_ioctl --unix "$tpm/ctrl.sock" -v >/dev/null 2>&1 && break
+		sleep 0.25
+	done
+	[ -f "$tpm/tpm2-00.volatilestate" ] || echo "boot.sh: could not save the TPM state (try $i)" >&2
 	kill "$swtpm_pid" 2>/dev/null; wait "$swtpm_pid" 2>/dev/null
 	swtpm_pid=
 }
@@ -90,16 +95,23 @@ if [ "$show" = 1 ] && [ -z "$until" ]; then
 	exit "$rc"
 fi
 
+# likewise a guest reset (a Linux panic) would end QEMU in order: with a TPM
+# and --until, QEMU only stops, and is killed once the line is seen
+[ -n "$tpm" ] && [ -n "$until" ] && qemu+=(-no-shutdown)
 "${qemu[@]}" -serial "file:$log" 2>>"$tmp/qemu.err" &
 pid=$!
+# QEMU stopped by a signal it handles shuts its TPM backend down, and swtpm
+# then exits without its PCRs; with a TPM attached it is killed outright
+sig=TERM
+[ -n "$tpm" ] && sig=KILL
 deadline=$((SECONDS + timeout))
 rc=
 while kill -0 "$pid" 2>/dev/null; do
 	if [ -n "$until" ] && tr -d '\r' <"$log" | grep -Eq -- "$until"; then
-		sleep 0.5; kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rc=0; break
+		sleep 0.5; kill -s "$sig" "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rc=0; break
 	fi
 	if [ "$SECONDS" -ge "$deadline" ]; then
-		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rc=124; break
+		kill -s "$sig" "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rc=124; break
 	fi
 	sleep 0.2
 done
