@@ -10,7 +10,8 @@ BUILD   := build
 # Debian packages every tier needs; `make deps` installs the missing ones.
 DEB_PKGS := gnu-efi zlib1g-dev ovmf qemu-system-x86 mtools dosfstools \
             systemd-boot-efi sbsigntool clang libclang-rt-14-dev gcc make binutils gzip \
-            coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck
+            coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck \
+            swtpm swtpm-tools tpm2-tools xxd dpkg
 
 WARN := -Wall -Wextra -Werror
 
@@ -140,6 +141,8 @@ include payload/payload.mk
 include test/fuzz/fuzz.mk
 # make bench [BENCH_QUICK=1]: benchmarks (test/bench/bench.mk)
 include test/bench/bench.mk
+# make install-hooks, make deb (src/tools/debian/deb.mk)
+include src/tools/debian/deb.mk
 
 deps:
 	@test/deps.sh $(DEB_PKGS)
