@@ -19,6 +19,8 @@
 /*
  * The keys.  Their numbers are bits in struct ldr_options.set and in a
  * signed policy's allow mask (include/policy.h): never renumber, only add.
+ * A key that names a file to boot (an initrd=) gets OPT_SB_NEVER: under
+ * Secure Boot only the policy names files.
  */
 enum opt_key_id {
 	OPT_K_VERBOSE = 0,

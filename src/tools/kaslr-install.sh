@@ -77,7 +77,7 @@ if [ -e "$dest" ] && ! "$tool" show "$dest" >/dev/null 2>&1; then
 		die "refusing to replace $dest: it is not kaslr-loader (another boot loader?); install elsewhere (INSTALL_PATH=EFI/kaslr/kaslr-loader.efi) or force it (FORCE=1 keeps a backup)"
 	backup=$dest.kaslr-backup
 	[ -e "$backup" ] && backup=$dest.kaslr-backup-$(date +%Y%m%d%H%M%S)
-	cp -p "$dest" "$backup" || die "cannot back up $dest"
+	cp "$dest" "$backup" || die "cannot back up $dest" # no -p: FAT keeps no modes
 	echo "$me: kept the previous $path as $backup"
 fi
 
