@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 S=${1:-60}
 B=${BUILD:-build}
 F=$B/fuzz
-read -r -a TARGETS <<<"${FUZZ_TARGETS:-elf inflate e820 options policy pe}"
+read -r -a TARGETS <<<"${FUZZ_TARGETS:-elf inflate e820 options policy pe tcglog}"
 mkdir -p "$F"
 # one run at a time per build directory (corpora, logs and seeds are shared)
 exec 9>"$F/.lock"
@@ -29,6 +29,7 @@ max_len() {
 	options) echo 40000 ;; # past OPT_TEXT_MAX in UCS-2
 	policy) echo 9000 ;;   # past the 8 KiB section
 	pe) echo 400000 ;;     # the loader image fits whole
+	tcglog) echo 16384 ;;
 	esac
 }
 
@@ -37,7 +38,7 @@ seeds() {
 	case $1 in
 	elf) printf '%s\n' "$B/payload" "$F/corpus-cases" ;;
 	inflate) printf '%s\n' "$F/seeds/inflate" "$B/payload" "$F/corpus-cases" ;;
-	policy | pe) printf '%s\n' "$F/seeds/$1" ;;
+	policy | pe | tcglog) printf '%s\n' "$F/seeds/$1" ;;
 	*) printf '%s\n' "$F/seeds/$1" ;;
 	esac
 }
