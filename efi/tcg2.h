@@ -1,5 +1,5 @@
 /*
- * tcg2.h - EFI_TCG2_PROTOCOL (TCG EFI Protocol Specification for TPM 2.0),
+ * tcg2.h - EFI_TCG2_PROTOCOL, the firmware interface to a TPM 2.0,
  * which gnu-efi does not declare: the calls this loader makes to measure
  * into PCRs and to fetch the event log, and the configuration-table GUIDs
  * around the log.
