@@ -11,7 +11,8 @@ BUILD   := build
 # Debian packages every tier needs; `make deps` installs the missing ones.
 DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf qemu-system-x86 mtools dosfstools \
             systemd-boot-efi sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
-            coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck
+            coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck \
+            swtpm swtpm-tools tpm2-tools xxd dpkg
 
 WARN := -Wall -Wextra -Werror
 
@@ -138,9 +139,27 @@ $(BUILD)/loader.so: $(EFI_OBJ) $(EFI_LIBEFI) loader.lds
 	      $(DECOMP_A) $(LIBGCC) -o $@
 
 $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
-	$(OBJCOPY) -j .text -j .reloc -j .data -j .dynamic -j .rela -j .dynsym \
+	$(OBJCOPY) -j .text -j .reloc -j .data -j .kpolicy -j .dynamic -j .rela -j .dynsym \
 	   -j .dynstr --target=efi-app-x86_64 --subsystem=10 $< $@
 	@test/check-image.sh $< $@
+
+# ---------------------------------------------------------------- host tool
+# build/tools/kaslr-policy (src/tools/kaslr-policy.c): writes the embedded
+# policy before signing; linked with the core's own policy, PE and option
+# code, optimised and without sanitizers (it is installed, e.g. by make deb)
+TOOL_CORE := policy pe options sha256 err
+TOOL_OBJ  := $(TOOL_CORE:%=$(BUILD)/tools/obj/%.o) $(BUILD)/tools/obj/kaslr-policy.o
+POLICY_TOOL := $(BUILD)/tools/kaslr-policy
+DEPS      += $(TOOL_OBJ:.o=.d)
+
+$(BUILD)/tools/obj/%.o: src/%.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $(DEPFLAGS) -c $< -o $@
+$(BUILD)/tools/obj/%.o: src/tools/%.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $(DEPFLAGS) -c $< -o $@
+$(POLICY_TOOL): $(TOOL_OBJ)
+	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $(TOOL_OBJ) -o $@
 
 .DEFAULT_GOAL := all
 # Bare .SECONDARY: no intermediate file (the objects the pattern rules make)
@@ -150,7 +169,7 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
 .PHONY: all deps unit run esp test clean loader payloads install corpus-tools lint example
-all: $(BUILD)/BOOTX64.EFI payloads example
+all: $(BUILD)/BOOTX64.EFI payloads example $(POLICY_TOOL)
 loader: $(BUILD)/BOOTX64.EFI
 
 include payload/payload.mk
@@ -161,6 +180,8 @@ include test/fault/fault.mk
 include test/matrix/matrix.mk
 # make bench [BENCH_QUICK=1]: benchmarks (test/bench/bench.mk)
 include test/bench/bench.mk
+# make install-hooks, make deb (src/tools/debian/deb.mk)
+include src/tools/debian/deb.mk
 
 # the worked example of include/PROTOCOL.md, built from the document's text
 # (test/example.sh); test/qemu/cases/example.sh boots it
@@ -188,47 +209,33 @@ $(ESP_IMG): $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT) test/qemu/mkesp.sh
 	test/qemu/mkesp.sh $@ $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT)
 
 # ---------------------------------------------------------------- install
-# make install ESP=DIR  copies into the mounted ESP at DIR:
-#   the loader  -> $(INSTALL_PATH) (default EFI/BOOT/BOOTX64.EFI; e.g.
-#                  EFI/kaslr/kaslr-loader.efi for a systemd-boot entry),
-#                  signed with sbsign when SIGN_KEY= and SIGN_CERT= are given;
-#   $(KERNEL)   -> kernel.elf beside it (default: the PIE test kernel);
-#   $(CONF)     -> kaslr.conf beside it; without CONF= an existing kaslr.conf
-#                  is kept, else a commented default is written.
-# Plain cp, no chmod: FAT cannot store Unix modes.
+# make install ESP=DIR KERNEL=FILE [INITRD="F ..."] [CMDLINE="..."]
+#              [SIGN_KEY=key SIGN_CERT=cert] [INSTALL_PATH=...] [FORCE=1]
+# runs src/tools/kaslr-install.sh: the kernel (and initrds) under their own
+# names beside the loader, the policy written into the loader (pins, command
+# line, ALLOW="key ..."), signed with sbsign when a key is given; a
+# systemd-boot entry when the ESP has loader/entries/.  An existing file at
+# INSTALL_PATH that is not kaslr-loader is refused unless FORCE=1 (which
+# keeps a backup).  KERNEL= is required; TEST_KERNEL=1 installs the test
+# kernel instead.  CONF=file is installed as kaslr.conf.
 INSTALL_PATH ?= EFI/BOOT/BOOTX64.EFI
-KERNEL       ?= $(PAYLOAD_DEFAULT)
-INSTALL_DIR   = $(ESP)/$(patsubst %/,%,$(dir $(INSTALL_PATH)))
-define KASLR_CONF_DEFAULT
-# kaslr.conf - options of kaslr-loader (see its README, Options).
-# One "key value" per line; '#' starts a comment.  Load options (e.g. a
-# systemd-boot entry's "options") override what is set here.
-#
-# kernel     kernel.elf          (relative to this directory, or \path)
-# cmdline    console=ttyS0       (the rest of the line is the command line)
-# verbose                        (print addresses and timings: leaks the layout)
-# kaslr.min  16M
-# kaslr.max  4G
-# sha256     <64 hex digits of the kernel file>
-endef
-export KASLR_CONF_DEFAULT
+ifeq ($(TEST_KERNEL),1)
+KERNEL ?= $(PAYLOAD_DEFAULT)
+endif
 
-install: $(BUILD)/BOOTX64.EFI $(KERNEL)
+install: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(if $(filter 1,$(TEST_KERNEL)),$(PAYLOAD_DEFAULT))
 	@[ -n "$(ESP)" ] || { echo "make install: give ESP=DIR, the mounted EFI system partition" >&2; exit 1; }
-	@[ -d "$(ESP)" ] || { echo "make install: ESP=$(ESP) is not a directory" >&2; exit 1; }
-	@[ -z "$(SIGN_KEY)$(SIGN_CERT)" ] || { [ -n "$(SIGN_KEY)" ] && [ -n "$(SIGN_CERT)" ]; } || \
-	 { echo "make install: signing needs both SIGN_KEY= and SIGN_CERT=" >&2; exit 1; }
-	mkdir -p "$(INSTALL_DIR)"
-	@if [ -n "$(SIGN_KEY)" ]; then \
-	   echo "sbsign $(BUILD)/BOOTX64.EFI -> $(ESP)/$(INSTALL_PATH)"; \
-	   sbsign --key "$(SIGN_KEY)" --cert "$(SIGN_CERT)" \
-	          --output "$(ESP)/$(INSTALL_PATH)" $(BUILD)/BOOTX64.EFI || exit 1; \
-	 else cp $(BUILD)/BOOTX64.EFI "$(ESP)/$(INSTALL_PATH)"; fi
-	cp "$(KERNEL)" "$(INSTALL_DIR)/kernel.elf"
-	@if [ -n "$(CONF)" ]; then cp "$(CONF)" "$(INSTALL_DIR)/kaslr.conf"; \
-	 elif [ -e "$(INSTALL_DIR)/kaslr.conf" ]; then echo "keeping $(INSTALL_DIR)/kaslr.conf"; \
-	 else printf '%s\n' "$$KASLR_CONF_DEFAULT" >"$(INSTALL_DIR)/kaslr.conf"; fi
-	@echo "installed into $(INSTALL_DIR): $(notdir $(INSTALL_PATH)) kernel.elf kaslr.conf"
+	@[ -n "$(KERNEL)" ] || { echo "make install: give KERNEL=FILE, the kernel to boot (TEST_KERNEL=1 installs the test kernel)" >&2; exit 1; }
+	@set -- ; \
+	 for f in $(INITRD); do set -- "$$@" --initrd "$$f"; done; \
+	 for a in $(ALLOW); do set -- "$$@" --allow "$$a"; done; \
+	 [ -n "$${CMDLINE+x}" ] && set -- "$$@" --cmdline "$$CMDLINE"; \
+	 [ -n "$(SIGN_KEY)$(SIGN_CERT)" ] && set -- "$$@" --sign-key "$(SIGN_KEY)" --sign-cert "$(SIGN_CERT)"; \
+	 [ -n "$(CONF)" ] && set -- "$$@" --conf "$(CONF)"; \
+	 [ "$(FORCE)" = 1 ] && set -- "$$@" --force; \
+	 src/tools/kaslr-install.sh --esp "$(ESP)" --loader $(BUILD)/BOOTX64.EFI --tool $(POLICY_TOOL) \
+	   --repack src/tools/kaslr-repack.sh --install-path "$(INSTALL_PATH)" --kernel "$(KERNEL)" \
+	   --entry "$(if $(ENTRY),$(ENTRY),auto)" "$$@"
 
 run: deps
 	@$(MAKE) --no-print-directory all $(ESP_IMG)

@@ -7,7 +7,6 @@
  */
 #include "file.h"
 #include "log.h"
-#include "sha256.h"
 #include "options.h"
 
 #define FILE_CHUNK (4 * MIB)
@@ -189,21 +188,6 @@ slashes:
 	for (i = 0; out[i]; i++)
 		if (out[i] == L'/')
 			out[i] = L'\\';
-	return EFI_SUCCESS;
-}
-
-EFI_STATUS file_check_sha256(const CHAR16 *what, const CHAR16 *path, const void *buf,
-			     UINT64 size, int have_sha256, const uint8_t want[32])
-{
-	uint8_t digest[32];
-
-	if (!have_sha256)
-		return EFI_SUCCESS;
-	sha256(buf, size, digest);
-	if (CompareMem(digest, (void *)want, 32) != 0)
-		return log_ldr(EFI_SECURITY_VIOLATION, LDR_E_HASH_MISMATCH,
-			       L"%s %s: refusing to boot", what, path);
-	log_info(L"%s %s: sha256 matches", what, path);
 	return EFI_SUCCESS;
 }
 

@@ -46,14 +46,6 @@ EFI_STATUS file_report(EFI_STATUS st, const CHAR16 *what, const CHAR16 *path,
 
 void file_free(void *buf, UINT64 size);
 
-/*
- * When have_sha256, check that size bytes at buf (the bytes that will be
- * used: never read the file again) hash to want; a mismatch is reported
- * ("<what> <path>: refusing to boot") and EFI_SECURITY_VIOLATION.
- */
-EFI_STATUS file_check_sha256(const CHAR16 *what, const CHAR16 *path, const void *buf,
-			     UINT64 size, int have_sha256, const uint8_t want[32]);
-
 /* Pages for buffers the loader itself owns (EfiLoaderData). */
 EFI_STATUS file_alloc_pages(UINT64 size, void **ret_buf);
 

@@ -24,6 +24,7 @@
 
 #include "proto.h"
 #include "log.h"
+#include "tpm.h"
 #include "serial.h"
 #include "e820.h"
 #include "linux_boot.h"
@@ -32,6 +33,7 @@
 #include "file.h"
 #include "sha256.h"
 #include "zglue.h"
+#include "secureboot.h"
 
 #define LX_BP_PAGE      0
 #define LX_CMDLINE_PAGE 1
@@ -252,7 +254,9 @@ static EFI_STATUS linux_load_initrds(struct loader *L)
 			file_report(st, L"initrd", path, &ff);
 			break;
 		}
-		st = file_check_sha256(L"initrd", path, buf[i], size[i], f->have_sha256, f->sha256);
+		/* pinned (by the policy, or by its own :sha256=), and measured */
+		st = policy_check_file(L, POLICY_INITRD, path, buf[i], size[i],
+				       f->have_sha256 ? f->sha256 : NULL);
 		if (!EFI_ERROR(st) && !ldr_add_ok(total, size[i], &total))
 			st = log_fail(EFI_BAD_BUFFER_SIZE, L"the initrds add up to more than 2^64 bytes");
 	}
@@ -305,6 +309,8 @@ static EFI_STATUS linux_prepare(struct loader *L, const struct handoff_env *env)
 	/* from the pool, never the placement seed (kaslr.seed= may be public);
 	 * kept with the secrets, which are wiped before the jump */
 	entropy_derive(L->sec.pool_seed, "linux setup_data rng seed", L->sec.kernel_seed);
+	/* after the last measurement: the kernel gets the TPM event log */
+	tpm_install_linux_event_log();
 	log_info(L"linux: physical base 0x%lx, virtual offset 0x%lx from 0x%lx, entry 0x%lx, boot_params 0x%lx",
 		 L->phys_base, L->virt_base - L->elf.link_vbase, L->elf.link_vbase, L->entry,
 		 lx_block);

@@ -73,12 +73,15 @@ struct loader_secrets {
 };
 
 struct boot_proto;
+struct policy;
 
 struct loader {
 	EFI_HANDLE image;
 	EFI_LOADED_IMAGE *li;
 	struct ldr_options opt;
 	const struct boot_proto *proto;
+	int secure;              /* Secure Boot in force (efi/secureboot.c) */
+	const struct policy *policy; /* the embedded policy, never NULL after init */
 
 	/* the kernel file, then (if compressed) the decompressed image */
 	CHAR16 kernel_path[OPT_PATH_MAX]; /* on the loader's volume, for messages */

@@ -9,7 +9,6 @@
 
 #include "ldr.h"
 #include "decompress.h"
-#include "sha256.h"
 #include "loader.h"
 #include "proto.h"
 #include "log.h"
@@ -17,6 +16,8 @@
 #include "rng.h"
 #include "zglue.h"
 #include "bli.h"
+#include "secureboot.h"
+#include "tpm.h"
 
 #define CONF_NAME L"kaslr.conf"
 #define KERNEL_DEFAULT "kernel.elf"
@@ -24,6 +25,24 @@
 
 /* the load options' text: kept to be wiped (it may hold kaslr.seed=) */
 static char opt_text[OPT_TEXT_MAX + 1];
+/* one source's options before they are merged (wiped: kaslr.seed=) */
+static struct ldr_options opt_src;
+
+/*
+ * Merge one source's options over what the earlier ones set, by the key
+ * table's Secure Boot rules (src/options.c); one warning per ignored key.
+ */
+static void merge_source(struct loader *L, const CHAR16 *source)
+{
+	uint32_t ignored = options_merge(&L->opt, &opt_src, L->secure, L->policy->allow);
+
+	for (unsigned k = 0; k < OPT_K_COUNT; k++)
+		if (ignored & OPT_BIT(k))
+			log_warn(L"%s: '%a' ignored: Secure Boot is on and it %a", source,
+				 options_key_name((enum opt_key_id)k),
+				 options_key_risk((enum opt_key_id)k));
+	ldr_wipe(&opt_src, sizeof(opt_src));
+}
 
 static EFI_STATUS load_config(struct loader *L)
 {
@@ -43,12 +62,14 @@ static EFI_STATUS load_config(struct loader *L)
 		return EFI_SUCCESS;
 	if (EFI_ERROR(st))
 		return file_report(st, L"configuration", path, &ff);
-	err = options_parse_config(&L->opt, buf, size);
+	options_defaults(&opt_src);
+	err = options_parse_config(&opt_src, buf, size);
 	ldr_wipe(buf, size);
 	file_free(buf, size);
 	if (err != LDR_OK)
 		return log_ldr(log_status_of(err), err, L"%s line %d: '%a'", path,
-			       (int)L->opt.bad_line, L->opt.bad);
+			       (int)opt_src.bad_line, opt_src.bad);
+	merge_source(L, path);
 	return EFI_SUCCESS;
 }
 
@@ -58,7 +79,9 @@ static EFI_STATUS load_options(struct loader *L)
 	enum ldr_err err;
 	EFI_STATUS st;
 
+	/* the embedded policy, then kaslr.conf, then the load options */
 	options_defaults(&L->opt);
+	policy_to_options(L->policy, &L->opt);
 	st = load_config(L);
 	if (EFI_ERROR(st))
 		return st;
@@ -74,9 +97,11 @@ static EFI_STATUS load_options(struct loader *L)
 	if (err != LDR_OK)
 		return log_ldr(EFI_INVALID_PARAMETER, err,
 			       L"load options (character %d)", (int)len);
-	err = options_parse_line(&L->opt, opt_text, len);
+	options_defaults(&opt_src);
+	err = options_parse_line(&opt_src, opt_text, len);
 	if (err != LDR_OK)
-		return log_ldr(log_status_of(err), err, L"load options: '%a'", L->opt.bad);
+		return log_ldr(log_status_of(err), err, L"load options: '%a'", opt_src.bad);
+	merge_source(L, L"load options");
 	return EFI_SUCCESS;
 }
 
@@ -157,9 +182,9 @@ static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
 	if (L->file_size == 0)
 		return log_ldr(EFI_LOAD_ERROR, LDR_E_EMPTY_FILE, L"kernel %s", path);
 
-	/* the bytes hashed are the bytes used: no second read */
-	st = file_check_sha256(L"kernel", path, L->file, L->file_size, L->opt.have_sha256,
-			       L->opt.sha256);
+	/* the bytes hashed (and measured) are the bytes used: no second read */
+	st = policy_check_file(L, POLICY_KERNEL, path, L->file, L->file_size,
+			       L->opt.have_sha256 ? L->opt.sha256 : NULL);
 	if (EFI_ERROR(st))
 		return st;
 
@@ -222,6 +247,7 @@ void loader_wipe_secrets(struct loader *L)
 	ldr_wipe(&L->sec, sizeof(L->sec));
 	ldr_wipe(L->opt.seed, sizeof(L->opt.seed));
 	ldr_wipe(opt_text, sizeof(opt_text));
+	ldr_wipe(&opt_src, sizeof(opt_src));
 	zglue_wipe();
 }
 
@@ -240,9 +266,14 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	if (EFI_ERROR(st))
 		return log_efi(st, L"HandleProtocol(LoadedImage)");
 
-	st = load_options(L);
+	st = secureboot_init(L);
+	if (!EFI_ERROR(st))
+		st = load_options(L);
 	if (!EFI_ERROR(st)) {
 		log_verbose = L->opt.verbose;
+		if (L->secure)
+			log_info(L"Secure Boot is on: booting only what the embedded policy pins");
+		tpm_measure_cmdline(L->opt.cmdline, L->opt.cmdline_len);
 		log_step_begin();
 		st = gather_entropy(L);
 	}

@@ -14,6 +14,7 @@
  */
 #include "proto.h"
 #include "log.h"
+#include "tpm.h"
 #include "e820.h"
 #include "elfnote.h"
 #include "slot.h"
@@ -178,6 +179,8 @@ static EFI_STATUS native_prepare(struct loader *L, const struct handoff_env *env
 	info->pml4 = env->cr3;
 	info->tsc_hz = tsc_hz();
 	native_modules(L, info);
+	/* after the last measurement: the kernel gets the TPM event log */
+	tpm_install_linux_event_log();
 	return EFI_SUCCESS;
 }
 

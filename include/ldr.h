@@ -23,6 +23,7 @@
 #define LDR_HINT_OPTIONS "see README, Options"
 #define LDR_HINT_MEMORY  "give the machine more memory or lower kaslr.min="
 #define LDR_HINT_FGK     "link with -ffunction-sections --emit-relocs, .text.* left out of the linker script (include/PROTOCOL.md, function-granular KASLR)"
+#define LDR_HINT_POLICY  "write the policy and sign the loader with make install (see README, Secure Boot and TPM)"
 
 /*
  * Every error the core can return, one row each, and the only list of them:
@@ -128,6 +129,15 @@
 	X(LDR_E_EBS_REFUSED, ABORTED, "ExitBootServices refused every memory map key", NULL) \
 	X(LDR_E_EBS_MAP, ABORTED, "GetMemoryMap failed at ExitBootServices", NULL) \
 	X(LDR_E_SLOT_REFUSED, OUT_OF_RESOURCES, "firmware refused every slot drawn for the kernel", NULL) \
+	/* the embedded policy and Secure Boot (src/policy.c, src/pe.c) */ \
+	X(LDR_E_PE_FORMAT, LOAD_ERROR, "malformed PE image headers", NULL) \
+	X(LDR_E_PE_NO_SECTION, NOT_FOUND, "the PE image has no such section", NULL) \
+	X(LDR_E_POLICY_FORMAT, SECURITY_VIOLATION, "the embedded policy is malformed", LDR_HINT_POLICY) \
+	X(LDR_E_POLICY_TOO_BIG, BUFFER_TOO_SMALL, "the policy does not fit its section", "pin fewer files or shorten the command line") \
+	X(LDR_E_POLICY_NONE, SECURITY_VIOLATION, "Secure Boot is on and the loader carries no policy", LDR_HINT_POLICY) \
+	X(LDR_E_POLICY_UNPINNED, SECURITY_VIOLATION, "file is not pinned by the embedded policy", LDR_HINT_POLICY) \
+	X(LDR_E_TCGLOG, LOAD_ERROR, "malformed TPM event log record", NULL) \
+	X(LDR_E_POLICY_HASH, SECURITY_VIOLATION, "file's SHA-256 differs from the embedded policy's pin", "the file changed: install it again with make install (or the kernel hooks), which re-signs the loader") \
 	/* end of LDR_ERRORS */
 
 enum ldr_err {

@@ -40,6 +40,39 @@ struct opt_module {
 	uint8_t sha256[32];
 };
 
+/*
+ * The keys.  Their numbers are bits in struct ldr_options.set and in a
+ * signed policy's allow mask (include/policy.h): never renumber, only add.
+ * A key that names a file to boot (an initrd=) gets OPT_SB_NEVER: under
+ * Secure Boot only the policy names files.
+ */
+enum opt_key_id {
+	OPT_K_VERBOSE = 0,
+	OPT_K_NOKASLR = 1,
+	OPT_K_KERNEL = 2,
+	OPT_K_CMDLINE = 3,
+	OPT_K_SEED = 4,
+	OPT_K_SHA256 = 5,
+	OPT_K_MIN = 6,
+	OPT_K_MAX = 7,
+	OPT_K_MAXSIZE = 8,
+	OPT_K_MODULE = 9,
+	OPT_K_INITRD = 10,
+	OPT_K_COUNT
+};
+#define OPT_BIT(id) (1u << (id))
+
+/*
+ * What an input from kaslr.conf or the load options may do while Secure
+ * Boot is in force (without it every key is taken, the load options
+ * winning over kaslr.conf, both over the embedded policy):
+ */
+enum opt_sb_rule {
+	OPT_SB_TAKEN,      /* taken as without Secure Boot */
+	OPT_SB_IF_ALLOWED, /* ignored (one warning) unless the policy allows it */
+	OPT_SB_NEVER,      /* ignored (one warning); no policy can allow it */
+};
+
 struct ldr_options {
 	char kernel[OPT_PATH_MAX];     /* "" = default: kernel.elf beside the loader */
 	char cmdline[OPT_CMDLINE_MAX]; /* NUL-terminated */
@@ -55,7 +88,7 @@ struct ldr_options {
 	uint64_t max_kernel;           /* kaslr.maxsize=: inflate limit */
 	/* initrd=PATH[,sha256=HEX], repeatable (Linux kernels) */
 	struct opt_file initrd[OPT_INITRD_MAX];
-	unsigned ninitrd;
+	uint32_t ninitrd;
 	struct opt_module modules[OPT_MODULES_MAX]; /* in the order given */
 	uint32_t nmodules;
 	int modules_replace;           /* the next module= starts a new list */
@@ -63,6 +96,7 @@ struct ldr_options {
 	 * kaslr.conf its line (1-based; 0 for load options) */
 	char bad[OPT_KEY_MAX + 1];
 	uint32_t bad_line;
+	uint32_t set;                  /* OPT_BIT() of every key a parser set */
 };
 
 void options_defaults(struct ldr_options *o);
@@ -90,6 +124,24 @@ enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len
 
 /* Parse kaslr.conf text (a NUL ends it).  Same errors; o->bad names the key. */
 enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t len);
+
+/*
+ * Take the keys src set (src->set) into dst, as one more source read after
+ * those already in dst.  With secure set, each key follows its
+ * enum opt_sb_rule, `allow` being the policy's OPT_BIT() mask; a key whose
+ * value equals dst's is never counted as ignored.  Returns the OPT_BIT()s
+ * of the keys ignored (the caller warns once for each).
+ */
+uint32_t options_merge(struct ldr_options *dst, const struct ldr_options *src, int secure,
+		       uint32_t allow);
+
+/* The key table, for the policy tool and the README's rule table. */
+const char *options_key_name(enum opt_key_id id);
+enum opt_sb_rule options_key_rule(enum opt_key_id id);
+/* what the key would do that Secure Boot forbids ("" for a taken key) */
+const char *options_key_risk(enum opt_key_id id);
+/* OPT_K_COUNT when name[0..len) is no key */
+enum opt_key_id options_key_find(const char *name, size_t len);
 
 /*
  * Parse a size: decimal or 0x-hex, optional K/M/G suffix (binary units).

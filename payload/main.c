@@ -16,6 +16,7 @@
 #include "leftovers.h"
 #include "cpustate.h"
 #include "sha256.h"
+#include "tpmlog.h"
 
 #if defined(PAYLOAD_VARIANT_PIE)
 #define PL_VARIANT "pie"
@@ -819,6 +820,8 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	/* runtime services through the loader's tables, unchanged */
 	int bli = efivars_bli_count(info);
 	cs_check_tsc(info, pl_lo_fail, &cs);
+	/* the loader's measurements, from the TPM event log it handed over */
+	int tpm = tpmlog_report(info);
 
 	serial_puts("payload: PASS variant=" PL_VARIANT " phys=");
 	serial_put_hex(info->phys_base);
@@ -870,6 +873,8 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	serial_put_hex(mods.addr[0]);
 	serial_puts(" mod1=");
 	serial_put_hex(mods.addr[1]);
+	serial_puts(" tpmlog=");
+	serial_put_dec(tpm < 0 ? 0 : (uint64_t)tpm);
 	pl_put_cmdline();
 	serial_putc('\n');
 	pl_exit(PL_EXIT_PASS);

@@ -84,9 +84,9 @@ PAYLOAD_LDFLAGS_shared := --emit-relocs -T payload/shared.lds
 PAYLOAD_LDFLAGS_upper := --emit-relocs -T payload/exec.lds
 
 # the payload checks derivations with the loader's own SHA-256 code
-PAYLOAD_CORE := sha256 entropy
+PAYLOAD_CORE := sha256 entropy tcglog
 # the objects of every variant (payload/fgk.mk uses the list too)
-PAYLOAD_OBJ_NAMES := main.o serial.o efivars.o leftovers.o cpustate.o entry.o \
+PAYLOAD_OBJ_NAMES := main.o serial.o efivars.o leftovers.o cpustate.o tpmlog.o entry.o \
                      $(PAYLOAD_CORE:%=core_%.o)
 PAYLOAD_OBJS  = $(addprefix $(PAYLOAD_DIR)/$(1)/,$(PAYLOAD_OBJ_NAMES))
 

@@ -1,7 +1,8 @@
 /*
  * options.c - parsing the loader's options from untrusted text: load options
  * (converted from UCS-2 first) and kaslr.conf.  Both feed one table of keys,
- * so the two syntaxes cannot drift apart.
+ * so the two syntaxes cannot drift apart; the same table says what each
+ * source may change while Secure Boot is in force (options_merge).
  */
 #include <stddef.h>
 #include <string.h>
@@ -147,41 +148,159 @@ enum opt_kind {
 _Static_assert(OPT_MODULES_MAX == 16 && OPT_INITRD_MAX == 8,
 	       "LDR_E_OPT_TOO_MANY's hint says 16 and 8");
 
+/*
+ * The one table of keys: how each is read, and what Secure Boot lets an
+ * unsigned source (kaslr.conf, load options) do with it.  The README's
+ * "Secure Boot and TPM" table is this table (build/tools/kaslr-policy
+ * rules prints it; test/install/run.sh compares the two).
+ */
 static const struct opt_key {
 	const char *name;
 	enum opt_kind kind;
 	size_t off;      /* the field in struct ldr_options */
 	size_t have_off; /* OPT_HEX32: its have_ flag */
-} opt_keys[] = {
-	{ "verbose", OPT_FLAG, offsetof(struct ldr_options, verbose), 0 },
-	{ "nokaslr", OPT_FLAG, offsetof(struct ldr_options, nokaslr), 0 },
-	{ "kernel", OPT_PATH, offsetof(struct ldr_options, kernel), 0 },
-	{ "cmdline", OPT_CMDLINE, offsetof(struct ldr_options, cmdline), 0 },
-	{ "kaslr.seed", OPT_HEX32, offsetof(struct ldr_options, seed),
-	  offsetof(struct ldr_options, have_seed) },
-	{ "sha256", OPT_HEX32, offsetof(struct ldr_options, sha256),
-	  offsetof(struct ldr_options, have_sha256) },
-	{ "kaslr.min", OPT_SIZE, offsetof(struct ldr_options, min_addr), 0 },
-	{ "kaslr.max", OPT_SIZE, offsetof(struct ldr_options, max_addr), 0 },
-	{ "kaslr.maxsize", OPT_SIZE_NZ, offsetof(struct ldr_options, max_kernel), 0 },
-	{ "module", OPT_MODULE, offsetof(struct ldr_options, modules), 0 },
-	{ "initrd", OPT_INITRD, offsetof(struct ldr_options, initrd), 0 },
+	enum opt_sb_rule sb;
+	const char *risk; /* what it would do that Secure Boot forbids */
+} opt_keys[OPT_K_COUNT] = {
+	[OPT_K_VERBOSE] = { "verbose", OPT_FLAG, offsetof(struct ldr_options, verbose), 0,
+			    OPT_SB_TAKEN, "" },
+	[OPT_K_NOKASLR] = { "nokaslr", OPT_FLAG, offsetof(struct ldr_options, nokaslr), 0,
+			    OPT_SB_IF_ALLOWED, "turns randomization off" },
+	[OPT_K_KERNEL] = { "kernel", OPT_PATH, offsetof(struct ldr_options, kernel), 0,
+			   OPT_SB_NEVER, "boots another file" },
+	[OPT_K_CMDLINE] = { "cmdline", OPT_CMDLINE, offsetof(struct ldr_options, cmdline), 0,
+			    OPT_SB_IF_ALLOWED, "changes the kernel's command line" },
+	[OPT_K_SEED] = { "kaslr.seed", OPT_HEX32, offsetof(struct ldr_options, seed),
+			 offsetof(struct ldr_options, have_seed), OPT_SB_IF_ALLOWED,
+			 "makes the placement predictable" },
+	[OPT_K_SHA256] = { "sha256", OPT_HEX32, offsetof(struct ldr_options, sha256),
+			   offsetof(struct ldr_options, have_sha256), OPT_SB_NEVER,
+			   "replaces the pinned hash" },
+	[OPT_K_MIN] = { "kaslr.min", OPT_SIZE, offsetof(struct ldr_options, min_addr), 0,
+			OPT_SB_IF_ALLOWED, "narrows the randomization window" },
+	[OPT_K_MAX] = { "kaslr.max", OPT_SIZE, offsetof(struct ldr_options, max_addr), 0,
+			OPT_SB_IF_ALLOWED, "narrows the randomization window" },
+	[OPT_K_MAXSIZE] = { "kaslr.maxsize", OPT_SIZE_NZ, offsetof(struct ldr_options, max_kernel),
+			    0, OPT_SB_TAKEN, "" },
+	[OPT_K_MODULE] = { "module", OPT_MODULE, offsetof(struct ldr_options, modules), 0,
+			   OPT_SB_NEVER, "adds a file the policy does not name" },
+	[OPT_K_INITRD] = { "initrd", OPT_INITRD, offsetof(struct ldr_options, initrd), 0,
+			   OPT_SB_NEVER, "adds a file the policy does not name" },
 };
 
-static const struct opt_key *opt_find_key(const char *k, size_t klen)
+const char *options_key_name(enum opt_key_id id)
 {
-	for (size_t i = 0; i < sizeof(opt_keys) / sizeof(opt_keys[0]); i++)
-		if (opt_key_is(k, klen, opt_keys[i].name))
-			return &opt_keys[i];
+	return (unsigned)id < OPT_K_COUNT ? opt_keys[id].name : "";
+}
+
+enum opt_sb_rule options_key_rule(enum opt_key_id id)
+{
+	return (unsigned)id < OPT_K_COUNT ? opt_keys[id].sb : OPT_SB_NEVER;
+}
+
+const char *options_key_risk(enum opt_key_id id)
+{
+	return (unsigned)id < OPT_K_COUNT ? opt_keys[id].risk : "";
+}
+
+enum opt_key_id options_key_find(const char *name, size_t len)
+{
+	unsigned i;
+
+	for (i = 0; i < OPT_K_COUNT; i++)
+		if (opt_key_is(name, len, opt_keys[i].name))
+			break;
+	return (enum opt_key_id)i;
+}
+
+/* bytes of the field a key sets */
+static size_t opt_field_size(const struct opt_key *key)
+{
+	switch (key->kind) {
+	case OPT_FLAG:
+		return sizeof(int);
+	case OPT_PATH:
+		return sizeof(((struct ldr_options *)0)->kernel);
+	case OPT_CMDLINE:
+		return sizeof(((struct ldr_options *)0)->cmdline);
+	case OPT_HEX32:
+		return 32;
+	case OPT_MODULE:
+		return sizeof(((struct ldr_options *)0)->modules);
+	case OPT_INITRD:
+		return sizeof(((struct ldr_options *)0)->initrd);
+	default:
+		return sizeof(uint64_t);
+	}
+}
+
+/* the count that goes with a list key's array */
+static uint32_t *opt_list_count(struct ldr_options *o, const struct opt_key *key)
+{
+	if (key->kind == OPT_MODULE)
+		return &o->nmodules;
+	if (key->kind == OPT_INITRD)
+		return &o->ninitrd;
 	return NULL;
+}
+
+static int opt_same(const struct ldr_options *a, const struct ldr_options *b,
+		    const struct opt_key *key)
+{
+	if (key->kind == OPT_CMDLINE)
+		return a->cmdline_len == b->cmdline_len &&
+		       memcmp(a->cmdline, b->cmdline, a->cmdline_len) == 0;
+	if (key->kind == OPT_MODULE && a->nmodules != b->nmodules)
+		return 0;
+	if (key->kind == OPT_INITRD && a->ninitrd != b->ninitrd)
+		return 0;
+	if (key->kind == OPT_HEX32 &&
+	    *(const int *)((const char *)a + key->have_off) !=
+	    *(const int *)((const char *)b + key->have_off))
+		return 0;
+	return memcmp((const char *)a + key->off, (const char *)b + key->off,
+		      opt_field_size(key)) == 0;
+}
+
+uint32_t options_merge(struct ldr_options *dst, const struct ldr_options *src, int secure,
+		       uint32_t allow)
+{
+	uint32_t ignored = 0;
+	unsigned i;
+
+	for (i = 0; i < OPT_K_COUNT; i++) {
+		const struct opt_key *key = &opt_keys[i];
+		int taken;
+
+		if (!(src->set & OPT_BIT(i)))
+			continue;
+		taken = !secure || key->sb == OPT_SB_TAKEN ||
+			(key->sb == OPT_SB_IF_ALLOWED && (allow & OPT_BIT(i)));
+		if (!taken) {
+			if (!opt_same(dst, src, key))
+				ignored |= OPT_BIT(i);
+			continue;
+		}
+		memcpy((char *)dst + key->off, (const char *)src + key->off, opt_field_size(key));
+		if (key->kind == OPT_HEX32)
+			*(int *)((char *)dst + key->have_off) =
+				*(const int *)((const char *)src + key->have_off);
+		if (key->kind == OPT_CMDLINE)
+			dst->cmdline_len = src->cmdline_len;
+		if (opt_list_count(dst, key))
+			*opt_list_count(dst, key) = *opt_list_count((struct ldr_options *)src, key);
+		dst->set |= OPT_BIT(i);
+	}
+	return ignored;
 }
 
 /* In kaslr.conf these keys take the rest of the line, '#' included. */
 static int opt_verbatim(const char *k, size_t klen)
 {
-	const struct opt_key *key = opt_find_key(k, klen);
+	enum opt_key_id id = options_key_find(k, klen);
 
-	return key && (key->kind == OPT_CMDLINE || key->kind == OPT_MODULE);
+	return id != OPT_K_COUNT &&
+	       (opt_keys[id].kind == OPT_CMDLINE || opt_keys[id].kind == OPT_MODULE);
 }
 
 /*
@@ -268,14 +387,17 @@ static enum ldr_err opt_module(struct ldr_options *o, const char *v, size_t vlen
 static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
 			      const char *v, size_t vlen)
 {
-	const struct opt_key *key = opt_find_key(k, klen);
+	enum opt_key_id id = options_key_find(k, klen);
+	const struct opt_key *key;
 	char *field;
 	enum ldr_err err;
 	uint64_t n;
 
-	if (!key)
+	if (id == OPT_K_COUNT)
 		return LDR_E_OPT_UNKNOWN;
+	key = &opt_keys[id];
 	field = (char *)o + key->off;
+	o->set |= OPT_BIT(id); /* on an error the parse fails as a whole */
 	if (key->kind == OPT_FLAG) {
 		if (v && !(vlen == 1 && (v[0] == '0' || v[0] == '1')))
 			return LDR_E_OPT_VALUE;
@@ -366,6 +488,7 @@ enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len
 				return err;
 			}
 			o->cmdline_len = (uint32_t)(e - i);
+			o->set |= OPT_BIT(OPT_K_CMDLINE);
 			return LDR_OK;
 		}
 		if (words++ == 0 && opt_is_image_path(s + w, wl))
@@ -389,7 +512,9 @@ static int opt_conf_equals(const char *k, size_t kl)
 {
 	const char *eq = memchr(k, '=', kl);
 
-	return eq && opt_find_key(k, (size_t)(eq - k));
+	if (!eq)
+		return 0;
+	return options_key_find(k, (size_t)(eq - k)) != OPT_K_COUNT;
 }
 
 enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t len)

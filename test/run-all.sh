@@ -40,6 +40,11 @@ test/install/run.sh >"$out/install.txt" 2>&1
 tail -n 3 "$out/install.txt"
 count "$out/install.txt"
 
+echo "== tier 1d: make deb, dpkg in a root of its own, the kernel hooks (host)"
+test/install/deb.sh >"$out/deb.txt" 2>&1
+grep -v '^ok ' "$out/deb.txt" | tail -n 8
+count "$out/deb.txt"
+
 if [ -x test/fuzz/run-smoke.sh ]; then
 	echo "== tier 2: fuzz smoke"
 	test/fuzz/run-smoke.sh >"$out/fuzz.txt" 2>&1

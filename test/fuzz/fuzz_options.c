@@ -4,7 +4,8 @@
  * parser on its output, options_parse_line() and options_parse_config()
  * on the raw bytes, options_parse_size() on a prefix; abort() when a
  * result breaks an invariant (strings terminated, cmdline_len right,
- * modules well formed) or an error is not one of the options' own.
+ * modules well formed), an error is not one of the options' own, or
+ * options_merge() under Secure Boot lets a parse change what it may not.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,7 +22,7 @@ static void check_opts(const struct ldr_options *o)
 		abort();
 	if (o->verbose > 1 || o->nokaslr > 1 || o->have_seed > 1 || o->have_sha256 > 1)
 		abort();
-	if (o->max_kernel == 0)
+	if (o->max_kernel == 0 || (o->set >> OPT_K_COUNT))
 		abort();
 	if (o->nmodules > OPT_MODULES_MAX)
 		abort();
@@ -75,6 +76,27 @@ static void check_size(const uint8_t *s, size_t n)
 		abort();
 }
 
+/*
+ * Secure Boot with a policy that allows nothing: merging any parse leaves
+ * every field an unsigned source may not change as it was.
+ */
+static void check_merge(const struct ldr_options *src)
+{
+	static struct ldr_options d, before;
+
+	options_defaults(&d);
+	memcpy(d.kernel, "\\EFI\\pinned.elf", 16);
+	memcpy(d.cmdline, "pinned", 7);
+	d.cmdline_len = 6;
+	before = d;
+	(void)options_merge(&d, src, 1, 0);
+	if (memcmp(d.kernel, before.kernel, sizeof(d.kernel)) != 0 ||
+	    d.cmdline_len != before.cmdline_len || strcmp(d.cmdline, before.cmdline) != 0 ||
+	    d.nokaslr || d.have_seed || d.have_sha256 || d.min_addr != before.min_addr ||
+	    d.max_addr != before.max_addr)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -110,6 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	options_defaults(&o);
 	err = options_parse_config(&o, raw, size);
 	check_err(err, &o);
+	check_merge(&o);
 	/* load options on top of the config, as the loader does */
 	check_err(options_parse_line(&o, raw, size < 64 ? size : 64), &o);
 

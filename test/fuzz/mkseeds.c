@@ -3,13 +3,13 @@
  * builds and the malformed-kernel corpus do not cover: memory maps for
  * fuzz_e820 (in its input format), option texts for fuzz_options,
  * small gzip/zlib/xz/LZ4-legacy/zstd streams (every gzip header flag,
- * stored blocks, small bombs) for fuzz_inflate, and kernel recipes for
- * fuzz_fgkaslr.
+ * stored blocks, small bombs) for fuzz_inflate, kernel recipes for
+ * fuzz_fgkaslr, and TPM event logs for fuzz_tcglog.
  *
  * usage: mkseeds OUTDIR [FIXTURE.mmap...]
  *        (writes OUTDIR/e820, OUTDIR/options, OUTDIR/inflate,
- *        OUTDIR/fgkaslr; captured memory maps from test/fixtures become
- *        e820 seeds too)
+ *        OUTDIR/fgkaslr, OUTDIR/tcglog; captured memory maps from
+ *        test/fixtures become e820 seeds too)
  */
 #include <errno.h>
 #include <stdint.h>
@@ -351,6 +351,63 @@ static void fgkaslr_seeds(void)
 	}
 }
 
+/* ---------------------------------------------------------------- tcglog */
+
+static uint8_t tl_buf[1024];
+static size_t tl_len;
+
+static void tl_put(uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		tl_buf[tl_len++] = (uint8_t)(v >> (8 * i));
+}
+
+/* a TCG2 log: the Spec ID record (SHA-1, SHA-256), then a tagged record in
+ * PCR 9 with both digests and an EV_IPL record in PCR 12 with SHA-256 */
+static void tcglog_seeds(void)
+{
+	tl_len = 0;
+	tl_put(0, 4);
+	tl_put(3, 4);
+	tl_len += 20;
+	tl_put(16 + 12 + 4 + 8 + 1, 4);
+	memcpy(tl_buf + tl_len, "Spec ID Event03", 16);
+	tl_len += 16;
+	tl_put(0, 4);
+	tl_put(0x00000200, 4);
+	tl_put(2, 4);
+	tl_put(0x0004, 2);
+	tl_put(20, 2);
+	tl_put(0x000b, 2);
+	tl_put(32, 2);
+	tl_put(0, 1);
+	write_seed("tcglog", "spec", tl_buf, tl_len);
+	tl_put(9, 4);
+	tl_put(6, 4);
+	tl_put(2, 4);
+	tl_put(0x0004, 2);
+	memset(tl_buf + tl_len, 0x11, 20);
+	tl_len += 20;
+	tl_put(0x000b, 2);
+	memset(tl_buf + tl_len, 0x22, 32);
+	tl_len += 32;
+	tl_put(14, 4);
+	tl_put(0x4b4c4b52, 4);
+	tl_put(6, 4);
+	memcpy(tl_buf + tl_len, "\\\0E\0F\0", 6);
+	tl_len += 6;
+	tl_put(12, 4);
+	tl_put(0xd, 4);
+	tl_put(1, 4);
+	tl_put(0x000b, 2);
+	memset(tl_buf + tl_len, 0x33, 32);
+	tl_len += 32;
+	tl_put(4, 4);
+	memcpy(tl_buf + tl_len, "q\0x\0", 4);
+	tl_len += 4;
+	write_seed("tcglog", "records", tl_buf, tl_len);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -368,5 +425,6 @@ int main(int argc, char **argv)
 	options_seeds();
 	inflate_seeds();
 	fgkaslr_seeds();
+	tcglog_seeds();
 	return 0;
 }

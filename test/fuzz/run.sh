@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 S=${1:-60}
 B=${BUILD:-build}
 F=$B/fuzz
-read -r -a TARGETS <<<"${FUZZ_TARGETS:-elf inflate bzimage e820 options fgkaslr}"
+read -r -a TARGETS <<<"${FUZZ_TARGETS:-elf inflate bzimage e820 options fgkaslr policy pe tcglog}"
 mkdir -p "$F"
 # one run at a time per build directory (corpora, logs and seeds are shared)
 exec 9>"$F/.lock"
@@ -29,6 +29,9 @@ max_len() {
 	e820) echo 16384 ;;
 	options) echo 40000 ;; # past OPT_TEXT_MAX in UCS-2
 	fgkaslr) echo 8192 ;;  # recipes; whole ELF files go to fuzz_elf
+	policy) echo 9000 ;;   # past the 8 KiB section
+	pe) echo 400000 ;;     # the loader image fits whole
+	tcglog) echo 16384 ;;
 	esac
 }
 
@@ -38,6 +41,7 @@ seeds() {
 	elf) printf '%s\n' "$B/payload" "$F/corpus-cases" ;;
 	inflate) printf '%s\n' "$F/seeds/inflate" "$B/payload" "$F/corpus-cases" ;;
 	bzimage) printf '%s\n' "$F/corpus-cases" ;;
+	policy | pe | tcglog) printf '%s\n' "$F/seeds/$1" ;;
 	*) printf '%s\n' "$F/seeds/$1" ;;
 	esac
 }
@@ -49,6 +53,24 @@ if ! make --no-print-directory BUILD="$B" fuzz-build >"$F/build.txt" 2>&1; then
 fi
 rm -rf "$F/seeds" "$F/corpus-cases"
 "$F/mkseeds" "$F/seeds" test/fixtures/*.mmap
+# policy and PE seeds: the loader image itself, and policy sections the
+# host tool writes into it (empty, one kernel, kernel + initrds + cmdline)
+mkdir -p "$F/seeds/policy" "$F/seeds/pe"
+if make --no-print-directory BUILD="$B" loader "$B/tools/kaslr-policy" payloads >>"$F/build.txt" 2>&1; then
+	cp "$B/BOOTX64.EFI" "$F/seeds/pe/loader.efi"
+	objcopy -O binary -j .kpolicy "$B/BOOTX64.EFI" "$F/seeds/policy/empty"
+	"$B/tools/kaslr-policy" write --loader "$B/BOOTX64.EFI" --out "$F/seeds/pe/policy.efi" \
+		--kernel "/EFI/BOOT/k.elf=$B/payload/kernel-pie.elf" &&
+		objcopy -O binary -j .kpolicy "$F/seeds/pe/policy.efi" "$F/seeds/policy/kernel"
+	"$B/tools/kaslr-policy" write --loader "$B/BOOTX64.EFI" --out "$F/seeds/pe/full.efi" \
+		--kernel "/EFI/kaslr/vmlinux.gz=$B/payload/kernel-pie.elf" \
+		--initrd "/EFI/kaslr/initrd.img=$B/payload/kernel-high.elf" \
+		--initrd "/efi/kaslr/ucode.img=$B/payload/kernel-exec.elf" \
+		--cmdline "console=ttyS0 root=/dev/vda1 ro" --allow verbose --allow kaslr.min &&
+		objcopy -O binary -j .kpolicy "$F/seeds/pe/full.efi" "$F/seeds/policy/full"
+else
+	echo "warning: no loader image for the policy and PE seeds"
+fi
 # the malformed-kernel corpus (test/corpus/mkcorpus) as seeds
 if make --no-print-directory BUILD="$B" payloads "$B/corpus/mkcorpus" >>"$F/build.txt" 2>&1 &&
    "$B/corpus/mkcorpus" "$F/corpus-cases" "$B/payload/kernel-pie.elf" "$B/payload/kernel-exec.elf" >/dev/null; then

@@ -1,15 +1,19 @@
 #!/bin/bash
-# test/install/run.sh - `make install ESP=DIR` on the host: what lands where,
-# what is kept, what is refused, and sbsign signatures checked with sbverify
-# against a throwaway key and certificate made here with openssl.
+# test/install/run.sh - `make install ESP=DIR` on the host: what lands where
+# (the kernel under its own name, the policy pinning it), what is kept (a
+# user's kaslr.conf, a foreign boot loader), what is refused, sbsign
+# signatures checked with sbverify against a throwaway key made here with
+# openssl, and the README's Secure Boot table against the code's.
 # One "ok NAME" / "FAIL NAME: why" line per check; the last line is
 # "install: N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
 LOADER=$B/BOOTX64.EFI
+TOOL=$B/tools/kaslr-policy
 PIE=$B/payload/kernel-pie.elf
 HIGH_GZ=$B/payload/kernel-high.elf.gz
+SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 passed=0 failed=0
@@ -22,70 +26,117 @@ inst() { local log=$1; shift; make --no-print-directory install "$@" >"$log" 2>&
 same() { cmp -s "$1" "$2"; }
 # only comments and blank lines
 all_comments() { ! grep -qvE '^[[:space:]]*(#.*)?$' "$1"; }
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+# the policy line "KIND   PATH sha256=HEX" of a loader
+pin_of() { "$TOOL" show "$1" 2>/dev/null | sed -n "s/^$2 *\\([^ ]*\\) sha256=\\([0-9a-f]*\\)\$/\\1 \\2/p"; }
 
-for f in "$LOADER" "$PIE" "$HIGH_GZ"; do
-	[ -f "$f" ] || { echo "FAIL setup: $f missing (run make)"; echo "install: 0 passed, 1 failed"; exit 1; }
+for f in "$LOADER" "$TOOL" "$PIE" "$HIGH_GZ" "$SDBOOT"; do
+	[ -f "$f" ] || { echo "FAIL setup: $f missing (run make, make deps)"; echo "install: 0 passed, 1 failed"; exit 1; }
 done
 
-# 1. ESP= is required, and must be a directory
-if inst "$T/1.log"; then bad no-esp "succeeded without ESP="
+# 1. ESP= and KERNEL= are required; ESP must be a directory
+E=$T/esp0; mkdir "$E"
+if inst "$T/1.log" KERNEL="$PIE"; then bad no-esp "succeeded without ESP="
 elif grep -q 'give ESP=DIR' "$T/1.log"; then ok no-esp
 else bad no-esp "no helpful message: $(tail -n 1 "$T/1.log")"; fi
-if inst "$T/2.log" ESP="$T/absent"; then bad esp-missing "succeeded with a missing ESP"
+if inst "$T/2.log" ESP="$T/absent" KERNEL="$PIE"; then bad esp-missing "succeeded with a missing ESP"
 elif grep -q 'is not a directory' "$T/2.log" && [ ! -e "$T/absent" ]; then ok esp-missing
 else bad esp-missing "$(tail -n 1 "$T/2.log")"; fi
+if inst "$T/2b.log" ESP="$E"; then bad no-kernel "installed without KERNEL= (the test kernel?)"
+elif grep -q 'give KERNEL=FILE' "$T/2b.log" && [ -z "$(find "$E" -type f)" ]; then ok no-kernel
+else bad no-kernel "$(tail -n 1 "$T/2b.log")"; fi
 
-# 2. defaults: \EFI\BOOT\BOOTX64.EFI, kernel.elf (the PIE payload), commented kaslr.conf
+# 2. TEST_KERNEL=1: \EFI\BOOT\BOOTX64.EFI, the test kernel under its own
+#    name, pinned by the loader's policy; a commented kaslr.conf
 E=$T/esp1; mkdir "$E"
-if ! inst "$T/3.log" ESP="$E"; then bad default "make install failed: $(tail -n 3 "$T/3.log")"
+if ! inst "$T/3.log" ESP="$E" TEST_KERNEL=1; then bad default "make install failed: $(tail -n 3 "$T/3.log")"
 else
 	d=$E/EFI/BOOT
-	if ! same "$d/BOOTX64.EFI" "$LOADER"; then bad default-loader "EFI/BOOT/BOOTX64.EFI is not $LOADER"
-	else ok default-loader; fi
-	if ! same "$d/kernel.elf" "$PIE"; then bad default-kernel "EFI/BOOT/kernel.elf is not $PIE"
+	if ! same "$d/kernel-pie.elf" "$PIE"; then bad default-kernel "EFI/BOOT/kernel-pie.elf is not $PIE"
 	else ok default-kernel; fi
+	if [ "$(pin_of "$d/BOOTX64.EFI" kernel)" = "\\EFI\\BOOT\\kernel-pie.elf $(sha "$PIE")" ]; then ok default-policy
+	else bad default-policy "$("$TOOL" show "$d/BOOTX64.EFI" 2>&1 | head -n 3)"; fi
 	if [ ! -s "$d/kaslr.conf" ]; then bad default-conf "no kaslr.conf"
 	elif ! all_comments "$d/kaslr.conf"; then bad default-conf "the default kaslr.conf sets something"
-	elif ! grep -q 'README' "$d/kaslr.conf"; then bad default-conf "the default kaslr.conf points nowhere"
+	elif ! grep -q 'README' "$d/kaslr.conf" || ! grep -q 'kernel-pie.elf' "$d/kaslr.conf"; then
+		bad default-conf "the default kaslr.conf points nowhere"
 	else ok default-conf; fi
 	n=$(find "$E" -type f | wc -l)
 	if [ "$n" = 3 ]; then ok default-only-three
 	else bad default-only-three "$n files installed, want 3"; fi
+	if grep -q "kernel .*-> $d/kernel-pie.elf" "$T/3.log" && grep -q "loader .*$d/BOOTX64.EFI (unsigned" "$T/3.log"; then
+		ok default-says-where
+	else bad default-says-where "$(cat "$T/3.log")"; fi
 fi
 
-# 3. reinstall without CONF= keeps the user's kaslr.conf; with CONF= replaces it
-echo "cmdline console=ttyS0 mine" >"$E/EFI/BOOT/kaslr.conf"
-if inst "$T/4.log" ESP="$E" && grep -q 'mine' "$E/EFI/BOOT/kaslr.conf"; then ok keep-conf
-else bad keep-conf "an existing kaslr.conf was overwritten"; fi
+# 3. reinstall keeps the user's kaslr.conf, re-points its kernel line; CONF= replaces it
+printf 'cmdline console=ttyS0 mine\nkernel kernel.elf\n' >"$E/EFI/BOOT/kaslr.conf"
+if inst "$T/4.log" ESP="$E" TEST_KERNEL=1 && grep -q 'mine' "$E/EFI/BOOT/kaslr.conf" &&
+   grep -q '^kernel kernel-pie.elf$' "$E/EFI/BOOT/kaslr.conf"; then ok keep-conf
+else bad keep-conf "$(cat "$E/EFI/BOOT/kaslr.conf")"; fi
 printf 'verbose\ncmdline console=ttyS0 given\n' >"$T/given.conf"
-if inst "$T/5.log" ESP="$E" CONF="$T/given.conf" && same "$E/EFI/BOOT/kaslr.conf" "$T/given.conf"; then ok conf-given
+if inst "$T/5.log" ESP="$E" TEST_KERNEL=1 CONF="$T/given.conf" && same "$E/EFI/BOOT/kaslr.conf" "$T/given.conf"; then ok conf-given
 else bad conf-given "CONF= not installed as kaslr.conf"; fi
 
-# 4. INSTALL_PATH= and KERNEL=: the systemd-boot layout
+# 4. INSTALL_PATH=, KERNEL=, INITRD=, CMDLINE=, ALLOW=: names kept, all pinned
 E=$T/esp2; mkdir "$E"
-if ! inst "$T/6.log" ESP="$E" INSTALL_PATH=EFI/kaslr/kaslr-loader.efi KERNEL="$HIGH_GZ"; then
+printf 'not really an initrd\n' >"$T/initrd.img-test"
+if ! inst "$T/6.log" ESP="$E" INSTALL_PATH=EFI/kaslr/kaslr-loader.efi KERNEL="$HIGH_GZ" \
+	INITRD="$T/initrd.img-test" CMDLINE="console=ttyS0 quiet" ALLOW=verbose; then
 	bad install-path "make install failed: $(tail -n 3 "$T/6.log")"
 else
-	d=$E/EFI/kaslr
-	if same "$d/kaslr-loader.efi" "$LOADER" && same "$d/kernel.elf" "$HIGH_GZ" && [ -f "$d/kaslr.conf" ] &&
-	   [ ! -e "$E/EFI/BOOT" ]; then ok install-path
+	d=$E/EFI/kaslr l=$E/EFI/kaslr/kaslr-loader.efi
+	if same "$d/kernel-high.elf.gz" "$HIGH_GZ" && same "$d/initrd.img-test" "$T/initrd.img-test" &&
+	   [ -f "$d/kaslr.conf" ] && [ ! -e "$E/EFI/BOOT" ] && [ ! -e "$E/loader" ]; then ok install-path
 	else bad install-path "$(cd "$E" && find . -type f | tr '\n' ' ')"; fi
+	if [ "$(pin_of "$l" kernel)" = "\\EFI\\kaslr\\kernel-high.elf.gz $(sha "$HIGH_GZ")" ] &&
+	   [ "$(pin_of "$l" initrd)" = "\\EFI\\kaslr\\initrd.img-test $(sha "$T/initrd.img-test")" ] &&
+	   "$TOOL" show "$l" | grep -qx 'cmdline  console=ttyS0 quiet' &&
+	   "$TOOL" show "$l" | grep -qx 'allow    verbose'; then ok policy-pins
+	else bad policy-pins "$("$TOOL" show "$l" 2>&1)"; fi
 fi
+if inst "$T/6b.log" ESP="$E" INSTALL_PATH=EFI/kaslr/kaslr-loader.efi KERNEL="$HIGH_GZ" ALLOW=sha256; then
+	bad allow-never "ALLOW=sha256 accepted"
+elif grep -q 'no policy can allow it' "$T/6b.log"; then ok allow-never
+else bad allow-never "$(tail -n 1 "$T/6b.log")"; fi
 
-# 5. signing: one of SIGN_KEY/SIGN_CERT alone is refused
-E=$T/esp3; mkdir "$E"
-if inst "$T/7.log" ESP="$E" SIGN_KEY="$T/k.pem"; then bad sign-half "succeeded with SIGN_KEY= only"
-elif grep -q 'both SIGN_KEY= and SIGN_CERT=' "$T/7.log" && [ -z "$(find "$E" -type f)" ]; then ok sign-half
-else bad sign-half "$(tail -n 1 "$T/7.log")"; fi
+# 5. a foreign loader at the install path is never replaced without FORCE=1
+E=$T/esp3; mkdir -p "$E/EFI/BOOT"
+cp "$SDBOOT" "$E/EFI/BOOT/BOOTX64.EFI"
+if inst "$T/7.log" ESP="$E" TEST_KERNEL=1; then bad foreign-kept "replaced systemd-boot's BOOTX64.EFI"
+elif same "$E/EFI/BOOT/BOOTX64.EFI" "$SDBOOT" && grep -q 'refusing to replace' "$T/7.log" &&
+     [ ! -e "$E/EFI/BOOT/kernel-pie.elf" ]; then ok foreign-kept
+else bad foreign-kept "$(tail -n 1 "$T/7.log")"; fi
+if inst "$T/8.log" ESP="$E" TEST_KERNEL=1 FORCE=1 && same "$E/EFI/BOOT/BOOTX64.EFI.kaslr-backup" "$SDBOOT" &&
+   "$TOOL" show "$E/EFI/BOOT/BOOTX64.EFI" >/dev/null; then ok force-backup
+else bad force-backup "$(tail -n 2 "$T/8.log")"; fi
+if inst "$T/9.log" ESP="$E" TEST_KERNEL=1 && [ "$(find "$E" -name '*.kaslr-backup*' | wc -l)" = 1 ]; then
+	ok reinstall-own
+else bad reinstall-own "$(tail -n 2 "$T/9.log")"; fi
 
-# 6. sign with a throwaway key; sbverify accepts it with that certificate only
+# 6. systemd-boot on the ESP: its loader untouched, an entry for ours
+E=$T/esp4; mkdir -p "$E/EFI/BOOT" "$E/EFI/systemd" "$E/loader/entries"
+cp "$SDBOOT" "$E/EFI/BOOT/BOOTX64.EFI"; cp "$SDBOOT" "$E/EFI/systemd/systemd-bootx64.efi"
+if inst "$T/10.log" ESP="$E" INSTALL_PATH=EFI/kaslr/kaslr-loader.efi KERNEL="$PIE" &&
+   same "$E/EFI/BOOT/BOOTX64.EFI" "$SDBOOT" && same "$E/EFI/systemd/systemd-bootx64.efi" "$SDBOOT" &&
+   [ "$(cat "$E/loader/entries/kaslr-loader.conf")" = "$(printf 'title   kaslr-loader\nefi     /EFI/kaslr/kaslr-loader.efi')" ]; then
+	ok sdboot-entry
+else bad sdboot-entry "$(tail -n 3 "$T/10.log")"; fi
+
+# 7. signing: one of SIGN_KEY/SIGN_CERT alone is refused
+E=$T/esp5; mkdir "$E"
+if inst "$T/11.log" ESP="$E" TEST_KERNEL=1 SIGN_KEY="$T/k.pem"; then bad sign-half "succeeded with SIGN_KEY= only"
+elif grep -q 'both a key and a certificate' "$T/11.log" && [ -z "$(find "$E" -type f)" ]; then ok sign-half
+else bad sign-half "$(tail -n 1 "$T/11.log")"; fi
+
+# 8. sign with a throwaway key; sbverify accepts it with that certificate only
 if ! openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 1 -subj /CN=kaslr-loader-test \
 	-keyout "$T/k.pem" -out "$T/c.pem" >"$T/ssl.log" 2>&1 ||
    ! openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 1 -subj /CN=someone-else \
 	-keyout "$T/k2.pem" -out "$T/c2.pem" >>"$T/ssl.log" 2>&1; then
 	bad sign "openssl could not make a key: $(tail -n 2 "$T/ssl.log")"
-elif ! inst "$T/8.log" ESP="$E" SIGN_KEY="$T/k.pem" SIGN_CERT="$T/c.pem"; then
-	bad sign "make install failed: $(tail -n 3 "$T/8.log")"
+elif ! inst "$T/12.log" ESP="$E" TEST_KERNEL=1 SIGN_KEY="$T/k.pem" SIGN_CERT="$T/c.pem"; then
+	bad sign "make install failed: $(tail -n 3 "$T/12.log")"
 else
 	s=$E/EFI/BOOT/BOOTX64.EFI
 	if sbverify --cert "$T/c.pem" "$s" >"$T/v.log" 2>&1; then ok sign-verifies
@@ -96,9 +147,18 @@ else
 	else ok sign-unsigned; fi
 	if [ "$(sbverify --list "$s" 2>/dev/null | grep -c '^signature [0-9]')" = 1 ]; then ok sign-one-signature
 	else bad sign-one-signature "$(sbverify --list "$s" 2>&1 | head -n 3)"; fi
-	if same "$E/EFI/BOOT/kernel.elf" "$PIE"; then ok sign-kernel-unsigned
-	else bad sign-kernel-unsigned "kernel changed"; fi
+	if [ "$(pin_of "$s" kernel)" = "\\EFI\\BOOT\\kernel-pie.elf $(sha "$PIE")" ]; then ok sign-policy-inside
+	else bad sign-policy-inside "$("$TOOL" show "$s" 2>&1 | head -n 3)"; fi
+	# the tool refuses to write into a signed image (the signature would break)
+	if "$TOOL" write --loader "$s" --out "$T/x.efi" --kernel "/x=$PIE" 2>"$T/w.log"; then bad tool-signed-input "wrote into a signed loader"
+	elif grep -q 'is signed' "$T/w.log"; then ok tool-signed-input
+	else bad tool-signed-input "$(cat "$T/w.log")"; fi
 fi
+
+# 9. the README's table of inputs x Secure Boot is the code's table
+readme=$(sed -n '/^| input from kaslr.conf or the load options |/,/^$/p' README | sed '/^$/d')
+if [ -n "$readme" ] && [ "$readme" = "$("$TOOL" rules)" ]; then ok readme-rules
+else bad readme-rules "README differs from '$TOOL rules': $(diff <(echo "$readme") <("$TOOL" rules) | head -n 6 | tr '\n' ' ')"; fi
 
 echo "install: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -18,7 +18,7 @@
 #      what it needs: the other ~400 MB of modules are not) with dpkg-deb
 #      into DIR/pkg/, copy the bzImage to DIR/vmlinuz;
 #   3. generic only: repack the bzImage -> build/linux/vmlinux.gz (+ .facts),
-#      see repack.sh.
+#      see src/tools/kaslr-repack.sh.
 # Serialised with flock per directory (two boot cases may start together).
 # Any failure - no Debian registry, no package - is an error with a clear
 # message: the tests then FAIL, never skip.
@@ -100,7 +100,7 @@ vmlinuz=$(first "$D"/pkg/boot/vmlinuz-*)
 [ -s "$vmlinuz" ] || die "$deb holds no /boot/vmlinuz-*"
 cp "$vmlinuz" "$D/vmlinuz" || die "copy $vmlinuz"
 if [ "$kind" = generic ]; then
-	test/linux/repack.sh "$D/vmlinuz" "$D/vmlinux.gz" || die "repacking $vmlinuz failed"
+	src/tools/kaslr-repack.sh "$D/vmlinuz" "$D/vmlinux.gz" || die "repacking $vmlinuz failed"
 fi
 # the modules' directory, for initramfs.sh
 mods=$(first "$D"/pkg/lib/modules/*/kernel)

@@ -17,10 +17,18 @@
 #   --qemu ARG      one more QEMU argument, passed as is (repeatable)
 #   --idle S        kill QEMU once the serial log, after its first byte, has
 #                   not grown for S seconds
+#   --secureboot    Secure Boot in force: Debian's Secure Boot OVMF
+#                   (OVMF_CODE_4M.secboot.fd, SMM) with a copy of its variables
+#                   that enroll the snakeoil test keys (OVMF_VARS_4M.snakeoil.fd;
+#                   sign with /usr/share/ovmf/PkKek-1-snakeoil.key/.pem)
+#   --tpm DIR       a TPM 2.0 (swtpm, state in DIR) on tpm-tis; after QEMU
+#                   exits its volatile state (PCRs) is saved in DIR, to be read
+#                   with test/qemu/tpm-pcrs.sh DIR
 # Exit status: QEMU's (33 = payload PASS, 35 = payload FAIL via isa-debug-exit),
 # 124 on timeout (or --idle), 0 when --until matched.
 set -u
 show=0 log='' mem=512M cpu=max rng=0 timeout=90 until='' extra=() machine=q35 smp=1 idle=0
+sb=0 tpm=''
 while [ $# -gt 1 ]; do
 	case $1 in
 	--show) show=1 ;;
@@ -36,6 +44,8 @@ while [ $# -gt 1 ]; do
 	--smp) smp=$2; shift ;;
 	--qemu) extra+=("$2"); shift ;;
 	--idle) idle=$2; shift ;;
+	--secureboot) sb=1 ;;
+	--tpm) tpm=$2; shift ;;
 	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -43,15 +53,46 @@ done
 img=$1
 code=/usr/share/OVMF/OVMF_CODE_4M.fd
 vars_src=/usr/share/OVMF/OVMF_VARS_4M.fd
+if [ "$sb" = 1 ]; then
+	code=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
+	vars_src=/usr/share/OVMF/OVMF_VARS_4M.snakeoil.fd
+	machine=q35,smm=on
+	extra+=(-global "driver=cfi.pflash01,property=secure,value=on")
+fi
 for f in "$code" "$vars_src" "$img"; do
 	[ -f "$f" ] || { echo "boot.sh: missing $f (run make deps)" >&2; exit 2; }
 done
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+swtpm_pid=
+# the TPM's volatile state (PCRs) into $tpm, then swtpm stopped
+tpm_stop() {
+	[ -n "$swtpm_pid" ] || return 0
+	local i
+	# swtpm takes the next control connection once it has seen QEMU's close
+	for i in $(seq 20); do
+		swtpm_ioctl --unix "$tpm/ctrl.sock" -v >/dev/null 2>&1 && break
+		sleep 0.25
+	done
+	[ -f "$tpm/tpm2-00.volatilestate" ] || echo "boot.sh: could not save the TPM state (try $i)" >&2
+	kill "$swtpm_pid" 2>/dev/null; wait "$swtpm_pid" 2>/dev/null
+	swtpm_pid=
+}
+trap 'tpm_stop; rm -rf "$tmp"' EXIT
 vars=$tmp/vars.fd
 # a command shown for reuse must not name a file deleted on exit
 [ "$show" = 1 ] && vars=${img%.img}.vars.fd
 cp "$vars_src" "$vars"
+if [ -n "$tpm" ]; then
+	command -v swtpm >/dev/null || { echo "boot.sh: swtpm missing (run make deps)" >&2; exit 2; }
+	mkdir -p "$tpm" && rm -f "$tpm"/tpm2-00.* "$tpm/ctrl.sock"
+	swtpm socket --tpm2 --tpmstate "dir=$tpm" --ctrl "type=unixio,path=$tpm/ctrl.sock" \
+		--log "file=$tpm/swtpm.log" &
+	swtpm_pid=$!
+	for _ in $(seq 50); do [ -S "$tpm/ctrl.sock" ] && break; sleep 0.1; done
+	[ -S "$tpm/ctrl.sock" ] || { echo "boot.sh: swtpm did not start (see $tpm/swtpm.log)" >&2; exit 2; }
+	extra+=(-chardev "socket,id=chrtpm,path=$tpm/ctrl.sock" -tpmdev "emulator,id=tpm0,chardev=chrtpm"
+		-device "tpm-tis,tpmdev=tpm0")
+fi
 [ "$rng" = 1 ] && extra+=(-device virtio-rng-pci)
 [ -n "$log" ] || log=$tmp/serial.log
 : >"$log"
@@ -80,11 +121,20 @@ if [ "$show" = 1 ] && [ -z "$until" ]; then
 	done
 	printf '\n'
 	timeout --foreground "$timeout" "${qemu[@]}" -serial stdio | tee "$log" | unescape
-	exit "${PIPESTATUS[0]}"
+	rc=${PIPESTATUS[0]}
+	tpm_stop
+	exit "$rc"
 fi
 
+# likewise a guest reset (a Linux panic) would end QEMU in order: with a TPM
+# and --until, QEMU only stops, and is killed once the line is seen
+[ -n "$tpm" ] && [ -n "$until" ] && qemu+=(-no-shutdown)
 "${qemu[@]}" -serial "file:$log" 2>>"$tmp/qemu.err" &
 pid=$!
+# QEMU stopped by a signal it handles shuts its TPM backend down, and swtpm
+# then exits without its PCRs; with a TPM attached it is killed outright
+sig=TERM
+[ -n "$tpm" ] && sig=KILL
 deadline=$((SECONDS + timeout))
 rc='' seen=0 quiet_since=$SECONDS
 while kill -0 "$pid" 2>/dev/null; do
@@ -96,10 +146,10 @@ while kill -0 "$pid" 2>/dev/null; do
 		fi
 	fi
 	if [ -n "$until" ] && tr -d '\r' <"$log" | grep -Eq -- "$until"; then
-		sleep 0.5; kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rc=0; break
+		sleep 0.5; kill -s "$sig" "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rc=0; break
 	fi
 	if [ "$SECONDS" -ge "$deadline" ]; then
-		kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rc=124; break
+		kill -s "$sig" "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rc=124; break
 	fi
 	sleep 0.2
 done
@@ -108,6 +158,7 @@ if [ -z "$rc" ]; then
 	# the line may have landed just before QEMU exited
 	if [ -n "$until" ] && tr -d '\r' <"$log" | grep -Eq -- "$until"; then rc=0; fi
 fi
+tpm_stop
 [ "$show" = 1 ] && unescape <"$log"
 # QEMU's own complaints (a bad option, a machine it cannot build)
 [ -s "$tmp/qemu.err" ] && cat "$tmp/qemu.err" >&2

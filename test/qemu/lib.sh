@@ -90,3 +90,55 @@ shell_esp() {
 	mcopy -i "$img" "$LOADER" ::/EFI/kaslr/loader.efi || fail mcopy
 	echo "$img"
 }
+
+# ---- Secure Boot (Debian's OVMF with its snakeoil keys; boot.sh --secureboot)
+SB_KEY_ENC=/usr/share/ovmf/PkKek-1-snakeoil.key
+SB_CERT=/usr/share/ovmf/PkKek-1-snakeoil.pem
+SB_KEY=$WORK/snakeoil.key
+
+# sb_key: the snakeoil key decrypted for sbsign (password "snakeoil")
+sb_key() {
+	{ [ -f "$SB_KEY_ENC" ] && [ -f "$SB_CERT" ]; } || fail "no $SB_KEY_ENC (make deps installs ovmf)"
+	[ -s "$SB_KEY" ] ||
+		openssl rsa -passin pass:snakeoil -in "$SB_KEY_ENC" -out "$SB_KEY" >/dev/null 2>&1 ||
+		fail "cannot decrypt $SB_KEY_ENC"
+}
+
+# sb_install DIR [make install args...]: a snakeoil-signed make install into
+# the directory DIR (created empty)
+sb_install() {
+	local d=$1
+	shift
+	sb_key
+	rm -rf "$d"; mkdir -p "$d"
+	make --no-print-directory install ESP="$d" SIGN_KEY="$SB_KEY" SIGN_CERT="$SB_CERT" "$@" \
+		>"$WORK/$NAME.install.log" 2>&1 || fail "make install: $(tail -n 2 "$WORK/$NAME.install.log")"
+}
+
+# dir_img DIR [NAME=SRC...]: a FAT image of the directory tree DIR plus
+# extra files (mkesp.sh's NAME=SRC); prints the image path
+dir_img() {
+	local d=$1 img=$WORK/$NAME.img
+	shift
+	rm -f "$img"
+	mformat -i "$img" -C -T 131072 -h 64 -s 32 -v ESP :: >/dev/null || fail mformat
+	if [ -n "$(ls -A "$d")" ]; then mcopy -s -i "$img" "$d"/* ::/ || fail "mcopy $d"; fi
+	for pair in "$@"; do
+		local to=${pair%%=*} src=${pair#*=} p='' part
+		for part in $(dirname "$to" | tr '/' ' '); do
+			p="$p/$part"; mmd -i "$img" "::$p" 2>/dev/null
+		done
+		mcopy -o -i "$img" "$src" "::/$to" || fail "mcopy $to"
+	done
+	echo "$img"
+}
+
+# no_payload: the loader refused (no payload line at all)
+no_payload() {
+	[ -z "$LINE" ] || fail "the payload ran: $LINE"
+}
+
+# loader_said REGEX: the serial log has a loader line matching REGEX
+loader_said() {
+	clean_log "$LOG" | grep -Eq "^kaslr-loader: $1" || fail "no loader line matching '$1'"
+}

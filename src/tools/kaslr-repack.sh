@@ -1,5 +1,5 @@
 #!/bin/bash
-# repack.sh BZIMAGE OUT.gz - turn a Linux/x86 bzImage into the loader's
+# kaslr-repack.sh BZIMAGE OUT.gz - turn a Linux/x86 bzImage into the loader's
 # input: the ELF vmlinux.bin with its appended relocation table, gzipped.
 #
 # Why repack instead of loading the bzImage: its payload is xz, and xz
@@ -16,8 +16,8 @@
 # The payload (xz here) is followed by the 4-byte little-endian size of
 # the decompressed data (the kernel build's size_append), which is checked.
 set -u
-die() { echo "repack.sh: $*" >&2; exit 1; }
-[ $# -eq 2 ] || die "usage: repack.sh BZIMAGE OUT.gz"
+die() { echo "kaslr-repack.sh: $*" >&2; exit 1; }
+[ $# -eq 2 ] || die "usage: kaslr-repack.sh BZIMAGE OUT.gz"
 in=$1 out=$2
 [ -s "$in" ] || die "$in: missing or empty"
 command -v xz >/dev/null || die "xz not found (Debian package xz-utils)"
@@ -64,4 +64,4 @@ text=$(sec .text) brk=$(sec .brk)
 printf 'text_link=0x%s\nbrk_link=0x%s\n' "$text" "$brk" >"$out.facts" || die "cannot write $out.facts"
 gzip -n -6 <"$tmp/vmlinux.bin" >"$tmp/out.gz" || die "gzip failed"
 mv "$tmp/out.gz" "$out" || die "cannot write $out"
-echo "repack.sh: $in -> $out ($got bytes of vmlinux.bin + relocations, $(stat -c %s "$out") gzipped)" >&2
+echo "kaslr-repack.sh: $in -> $out ($got bytes of vmlinux.bin + relocations, $(stat -c %s "$out") gzipped)" >&2

@@ -1,0 +1,85 @@
+/*
+ * secureboot.c - the firmware side of the embedded policy: the .kpolicy
+ * section this image is built with (an empty header until
+ * src/tools/kaslr-policy fills it before signing), read back through the
+ * loaded image's own PE headers, the Secure Boot state from the global
+ * variables, and the gate every booted file passes.
+ */
+#include <efi.h>
+#include <efilib.h>
+
+#include "secureboot.h"
+#include "sha256.h"
+#include "pe.h"
+#include "log.h"
+#include "tpm.h"
+
+/* the section the host tool fills in; only ever read through the PE
+ * headers, so the compiler cannot fold the build's empty header into code */
+__attribute__((section(".kpolicy"), used, aligned(4096)))
+static const uint8_t sb_section[POLICY_SECTION_SIZE] = POLICY_EMPTY_INIT;
+
+static struct policy sb_policy;
+
+/* a one-byte global variable; -1 when absent or not one byte */
+static int sb_var(CHAR16 *name)
+{
+	UINT8 v = 0;
+	UINTN size = sizeof(v);
+	UINT32 attr = 0;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(RT->GetVariable, 5, name, &EfiGlobalVariable, &attr, &size, &v);
+	if (EFI_ERROR(st) || size != 1)
+		return -1;
+	return v;
+}
+
+EFI_STATUS secureboot_init(struct loader *L)
+{
+	const uint8_t *base = L->li->ImageBase;
+	struct pe_section s;
+	enum ldr_err err;
+
+	L->secure = sb_var(L"SecureBoot") == 1 && sb_var(L"SetupMode") == 0;
+	L->policy = &sb_policy;
+	err = pe_find_section(base, L->li->ImageSize, PE_VIEW_MEMORY, POLICY_SECTION, &s);
+	if (err == LDR_OK)
+		err = policy_parse(base + s.off, s.size, &sb_policy);
+	if (err != LDR_OK)
+		return log_ldr(EFI_SECURITY_VIOLATION, err, L"the loader's own %a section",
+			       POLICY_SECTION);
+	if (L->secure && !sb_policy.present)
+		return log_ldr(EFI_SECURITY_VIOLATION, LDR_E_POLICY_NONE, L"refusing to boot");
+	if (sb_policy.present)
+		tpm_measure_tagged(TPM_PCR_POLICY, TPM_TAG_POLICY, "kaslr-loader policy",
+				   base + s.off, sb_policy.used);
+	return EFI_SUCCESS;
+}
+
+EFI_STATUS policy_check_file(struct loader *L, enum policy_kind kind, const CHAR16 *path,
+			     const void *buf, UINT64 len, const uint8_t *pin)
+{
+	const uint8_t *override = NULL;
+	char apath[OPT_PATH_MAX];
+	uint8_t digest[32];
+	enum ldr_err err;
+	UINTN i;
+
+	/* paths on the ESP are ASCII here (they came from ASCII options) */
+	for (i = 0; path[i] && i + 1 < sizeof(apath); i++)
+		apath[i] = path[i] < 0x80 ? (char)path[i] : '?';
+	apath[i] = 0;
+	sha256(buf, len, digest);
+	override = pin;
+	err = policy_check_digest(L->policy, L->secure, kind, apath, digest, override);
+	if (err != LDR_OK)
+		return log_ldr(EFI_SECURITY_VIOLATION, err, L"%s: refusing to boot", path);
+	if (L->secure || override || policy_find(L->policy, kind, apath))
+		log_info(L"%s: sha256 matches", path);
+	if (kind == POLICY_KERNEL)
+		tpm_measure_tagged(TPM_PCR_FILES, TPM_TAG_KERNEL, apath, buf, len);
+	else
+		tpm_measure_tagged(TPM_PCR_FILES, TPM_TAG_INITRD, "Linux initrd", buf, len);
+	return EFI_SUCCESS;
+}

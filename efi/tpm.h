@@ -1,0 +1,44 @@
+/*
+ * tpm.h - measured boot: what the loader extends into the TPM's PCRs
+ * before ExitBootServices (through EFI_TCG2_PROTOCOL), and the event log
+ * handed to Linux.  Without a TPM nothing is measured and nothing fails;
+ * a TPM error is one warning and the boot goes on (README, Secure Boot
+ * and TPM).
+ */
+#ifndef EFI_TPM_H
+#define EFI_TPM_H
+
+#include <efi.h>
+#include "ldr.h"
+
+/* PCRs and event tags (README, "what is measured where") */
+#define TPM_PCR_POLICY  5  /* boot-loader configuration: the embedded policy */
+#define TPM_PCR_FILES   9  /* the kernel file and each initrd */
+#define TPM_PCR_CMDLINE 12 /* the kernel command line */
+#define TPM_TAG_KERNEL  0x4b4c4b52u /* the kernel file ("RKLK") */
+#define TPM_TAG_POLICY  0x4b4c5043u /* the policy ("CPLK") */
+#define TPM_TAG_INITRD  0x8f3b22ecu /* the tag Linux's EFI stub gives an initrd */
+
+/*
+ * EV_EVENT_TAG record into pcr: hash of data[0..len), the tagged event's
+ * data the ASCII text desc.  Returns 1 when measured, 0 when there is no
+ * TPM, -1 on a TPM error (warned once).
+ */
+int tpm_measure_tagged(UINT32 pcr, UINT32 tag, const char *desc, const void *data, UINT64 len);
+
+/*
+ * The kernel command line into PCR 12, as systemd-boot and systemd-stub
+ * record it: EV_IPL, hash and description both over the line in UTF-16
+ * without a NUL.
+ */
+int tpm_measure_cmdline(const char *cmdline, UINT32 len);
+
+/*
+ * Install the configuration table LINUX_EFI_TPM_EVENT_LOG_GUID (a copy of
+ * the firmware's log, as Linux's EFI stub makes it), so that the kernel
+ * offers the log in /sys/kernel/security/tpm0/binary_bios_measurements.
+ * Call after the last measurement.  No TPM: nothing; an error: a warning.
+ */
+void tpm_install_linux_event_log(void);
+
+#endif

@@ -1,0 +1,67 @@
+# src/tools/debian/deb.mk - installing the host side and packaging it;
+# included by the top Makefile.
+#
+#   make install-hooks [DESTDIR=] [prefix=/usr] [sysconfdir=/etc]
+#       the unsigned loader image, kaslr-policy and kaslr-repack in
+#       $(prefix)/lib/kaslr-loader/, kaslr-loader-install and
+#       kaslr-loader-update in $(prefix)/sbin/, the kernel-install plugin,
+#       the /etc/kernel/post{inst,rm}.d hooks, /etc/kaslr-loader/install.conf
+#       (never replaced when it exists) and the README
+#   make deb
+#       $(DEB_FILE): the same tree with a DEBIAN/control written here, built
+#       with dpkg-deb (test/install/deb.sh installs and removes it in a root
+#       directory of its own)
+
+prefix     ?= /usr
+sysconfdir ?= /etc
+KL_LIB      = $(prefix)/lib/kaslr-loader
+DEB_VERSION := $(shell sed -n 's/^\#define LDR_VERSION "\(.*\)"/\1/p' efi/bli.h)
+DEB_ROOT    := $(BUILD)/deb/root
+DEB_FILE    := $(BUILD)/deb/kaslr-loader_$(DEB_VERSION)_amd64.deb
+HOOK_FILES  := src/tools/kaslr-install.sh src/tools/kaslr-repack.sh \
+               $(wildcard src/tools/hooks/*) src/tools/debian/install.conf README
+
+# the scripts name each other by their installed paths: follow prefix
+KL_PATHS = sed -e 's|/usr/sbin/kaslr-loader|$(prefix)/sbin/kaslr-loader|' \
+               -e 's|/usr/lib/kaslr-loader|$(KL_LIB)|' \
+               -e 's|/etc/kaslr-loader/|$(sysconfdir)/kaslr-loader/|'
+
+.PHONY: install-hooks deb
+install-hooks: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES)
+	install -D -m 0644 $(BUILD)/BOOTX64.EFI $(DESTDIR)$(KL_LIB)/kaslr-loader.efi
+	install -D -m 0755 $(POLICY_TOOL) $(DESTDIR)$(KL_LIB)/kaslr-policy
+	install -D -m 0755 src/tools/kaslr-repack.sh $(DESTDIR)$(KL_LIB)/kaslr-repack
+	install -D -m 0755 src/tools/kaslr-install.sh $(DESTDIR)$(prefix)/sbin/kaslr-loader-install
+	mkdir -p $(DESTDIR)$(prefix)/lib/kernel/install.d $(DESTDIR)$(sysconfdir)/kernel/postinst.d \
+	         $(DESTDIR)$(sysconfdir)/kernel/postrm.d $(DESTDIR)$(sysconfdir)/kaslr-loader
+	$(KL_PATHS) src/tools/hooks/kaslr-loader-update.sh >$(DESTDIR)$(prefix)/sbin/kaslr-loader-update
+	$(KL_PATHS) src/tools/hooks/90-kaslr-loader.install \
+	    >$(DESTDIR)$(prefix)/lib/kernel/install.d/90-kaslr-loader.install
+	$(KL_PATHS) src/tools/hooks/zz-kaslr-loader.postinst >$(DESTDIR)$(sysconfdir)/kernel/postinst.d/zz-kaslr-loader
+	$(KL_PATHS) src/tools/hooks/zz-kaslr-loader.postrm >$(DESTDIR)$(sysconfdir)/kernel/postrm.d/zz-kaslr-loader
+	chmod 0755 $(DESTDIR)$(prefix)/sbin/kaslr-loader-update \
+	    $(DESTDIR)$(prefix)/lib/kernel/install.d/90-kaslr-loader.install \
+	    $(DESTDIR)$(sysconfdir)/kernel/postinst.d/zz-kaslr-loader \
+	    $(DESTDIR)$(sysconfdir)/kernel/postrm.d/zz-kaslr-loader
+	[ -e $(DESTDIR)$(sysconfdir)/kaslr-loader/install.conf ] || \
+	    install -m 0644 src/tools/debian/install.conf $(DESTDIR)$(sysconfdir)/kaslr-loader/install.conf
+	install -D -m 0644 README $(DESTDIR)$(prefix)/share/doc/kaslr-loader/README
+	@echo "installed kaslr-loader's host side under $(or $(DESTDIR),/)"
+
+deb: $(DEB_FILE)
+$(DEB_FILE): $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES) src/tools/debian/deb.mk
+	rm -rf $(DEB_ROOT)
+	$(MAKE) --no-print-directory install-hooks DESTDIR=$(DEB_ROOT) prefix=/usr sysconfdir=/etc
+	mkdir -p $(DEB_ROOT)/DEBIAN
+	printf '%s\n' 'Package: kaslr-loader' 'Version: $(DEB_VERSION)' 'Architecture: amd64' \
+	    'Maintainer: kaslr-loader authors <root@localhost>' 'Section: admin' 'Priority: optional' \
+	    'Depends: bash, coreutils, binutils, gzip, xz-utils' \
+	    'Recommends: sbsigntool, systemd-boot' \
+	    "Installed-Size: $$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)" \
+	    'Description: UEFI loader placing the kernel at a random address' \
+	    ' kaslr-loader loads an ELF kernel at a random physical (and virtual) address,' \
+	    ' with a policy embedded in its signed image for Secure Boot and TPM' \
+	    ' measurements.  Kernel hooks keep the EFI system partition up to date.' \
+	    >$(DEB_ROOT)/DEBIAN/control
+	cd $(DEB_ROOT) && find etc -type f | sed 's|^|/|' | sort >DEBIAN/conffiles
+	dpkg-deb --root-owner-group --build $(DEB_ROOT) $@
