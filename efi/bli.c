@@ -32,6 +32,7 @@
  * (BOOTSERVICE_ACCESS | RUNTIME_ACCESS, no NON_VOLATILE).
  */
 #include "bli.h"
+#include "devpath.h"
 #include "log.h"
 #include "tsc.h"
 
@@ -39,7 +40,7 @@
 #define BLI_PATH_MAX 512
 #define BLI_LIST_MAX 256
 /* device-path nodes looked at before giving up on a malformed path */
-#define BLI_DP_NODES_MAX 64
+#define DEVPATH_NODES_MAX 64
 /* a HD() node's length per the UEFI spec; sizeof() adds tail padding */
 #define BLI_HD_NODE_LEN 42
 
@@ -102,69 +103,6 @@ static void bli_put(struct bli_report *r, CHAR16 *name, CHAR16 *value, int keep_
 		bli_list_add(r->set, BLI_LIST_MAX, name);
 }
 
-/* Device-path node header fields, read bytewise: nodes need not be aligned. */
-static UINT8 bli_dp_type(const UINT8 *n)
-{
-	return n[0];
-}
-
-static UINT8 bli_dp_subtype(const UINT8 *n)
-{
-	return n[1];
-}
-
-static UINTN bli_dp_len(const UINT8 *n)
-{
-	return (UINTN)n[2] | (UINTN)n[3] << 8;
-}
-
-/*
- * The loader's own path: the file-path nodes of li->FilePath joined with
- * single backslashes ("\EFI\kaslr\kaslr-loader.efi").  Non-file nodes are
- * skipped.  Returns 0 if there is no file path or it does not fit.
- */
-static int bli_image_path(EFI_LOADED_IMAGE *li, CHAR16 *out, UINTN cap)
-{
-	const UINT8 *n = (const UINT8 *)li->FilePath;
-	UINTN len = 0, i, k, nodes;
-
-	out[0] = 0;
-	for (nodes = 0; n && nodes < BLI_DP_NODES_MAX; nodes++) {
-		UINTN nl = bli_dp_len(n);
-
-		if (bli_dp_type(n) == END_DEVICE_PATH_TYPE || nl < 4)
-			break;
-		if (bli_dp_type(n) == MEDIA_DEVICE_PATH &&
-		    bli_dp_subtype(n) == MEDIA_FILEPATH_DP) {
-			for (i = 4; i + 1 < nl; i += 2) {
-				CHAR16 c = (CHAR16)(n[i] | n[i + 1] << 8);
-
-				if (c == 0)
-					break;
-				if (c == L'/')
-					c = L'\\';
-				/* one separator between nodes, none doubled */
-				if (c == L'\\' && len > 0 && out[len - 1] == L'\\')
-					continue;
-				if (i == 4 && c != L'\\' && (len == 0 || out[len - 1] != L'\\')) {
-					if (len + 2 > cap)
-						return 0;
-					out[len++] = L'\\';
-				}
-				if (len + 2 > cap)
-					return 0;
-				out[len++] = c;
-			}
-		}
-		n += nl;
-	}
-	out[len] = 0;
-	for (k = 0; k < len; k++)
-		if (out[k] != L'\\')
-			return 1;
-	return 0;
-}
-
 static const CHAR16 bli_hex[] = L"0123456789ABCDEF";
 
 static void bli_put_hex(CHAR16 *out, const UINT8 *b, int n)
@@ -188,13 +126,13 @@ static int bli_part_uuid(EFI_LOADED_IMAGE *li, CHAR16 out[37])
 	const UINT8 *n = (const UINT8 *)DevicePathFromHandle(li->DeviceHandle);
 	UINTN nodes;
 
-	for (nodes = 0; n && nodes < BLI_DP_NODES_MAX; nodes++) {
-		UINTN nl = bli_dp_len(n);
+	for (nodes = 0; n && nodes < DEVPATH_NODES_MAX; nodes++) {
+		UINTN nl = devpath_len(n);
 
-		if (bli_dp_type(n) == END_DEVICE_PATH_TYPE || nl < 4)
+		if (devpath_type(n) == END_DEVICE_PATH_TYPE || nl < 4)
 			return 0;
-		if (bli_dp_type(n) == MEDIA_DEVICE_PATH &&
-		    bli_dp_subtype(n) == MEDIA_HARDDRIVE_DP &&
+		if (devpath_type(n) == MEDIA_DEVICE_PATH &&
+		    devpath_subtype(n) == MEDIA_HARDDRIVE_DP &&
 		    nl >= BLI_HD_NODE_LEN) {
 			const UINT8 *g = n + offsetof(HARDDRIVE_DEVICE_PATH, Signature);
 			UINT8 be[16];
@@ -246,7 +184,7 @@ void bli_set_variables(EFI_HANDLE image, EFI_LOADED_IMAGE *li)
 	}
 	bli_put(&r, L"LoaderInfo", L"kaslr-loader " BLI_WIDEN(LDR_VERSION), 1);
 	bli_put(&r, L"LoaderImageIdentifier",
-		bli_image_path(li, path, BLI_PATH_MAX) ? path : NULL, 1);
+		devpath_file_path(li->FilePath, path, BLI_PATH_MAX) ? path : NULL, 1);
 	bli_put(&r, L"LoaderDevicePartUUID", bli_part_uuid(li, uuid) ? uuid : NULL, 1);
 	SPrint(fw, sizeof(fw), L"%s %d.%02d",
 	       ST->FirmwareVendor ? ST->FirmwareVendor : L"unknown",

@@ -26,4 +26,23 @@ static inline uint32_t cpuid_max_leaf(void)
 	return cpuid(0, 0).eax;
 }
 
+/*
+ * The physical address width (MAXPHYADDR, CPUID 0x80000008 EAX[7:0]; 36
+ * bits when the CPU does not say), capped at the 52 bits page tables
+ * hold.  Memory a firmware map lists beyond it cannot exist.
+ */
+static inline uint64_t cpuid_phys_limit(void)
+{
+	unsigned bits = 36;
+
+	if (cpuid(0x80000000, 0).eax >= 0x80000008) {
+		bits = cpuid(0x80000008, 0).eax & 0xff;
+		if (bits < 32)
+			bits = 36;
+		if (bits > 52)
+			bits = 52;
+	}
+	return 1ULL << bits;
+}
+
 #endif

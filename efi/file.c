@@ -7,6 +7,10 @@
  */
 #include "file.h"
 #include "log.h"
+#include "devpath.h"
+
+/* the loader's own path, while its directory is found */
+#define FILE_SELF_MAX 512
 #include "options.h"
 
 #define FILE_CHUNK (4 * MIB)
@@ -150,7 +154,7 @@ EFI_STATUS file_report(EFI_STATUS st, const CHAR16 *what, const CHAR16 *path,
 EFI_STATUS file_path_beside_image(EFI_LOADED_IMAGE *li, const CHAR16 *name,
 				  CHAR16 *out, UINTN cap)
 {
-	CHAR16 *self;
+	CHAR16 self[FILE_SELF_MAX];
 	UINTN dir_len = 0, i, n;
 
 	if (name[0] == L'\\' || name[0] == L'/') {
@@ -159,31 +163,23 @@ EFI_STATUS file_path_beside_image(EFI_LOADED_IMAGE *li, const CHAR16 *name,
 		StrCpy(out, name);
 		goto slashes;
 	}
-	self = DevicePathToStr(li->FilePath);
-	if (self) {
-		/* the text form of a file path node is the path itself */
+	/* read in place: a directory silently lost to a failed allocation
+	 * would make the loader read the volume root's files instead */
+	if (devpath_file_path(li->FilePath, self, FILE_SELF_MAX))
 		for (i = 0; self[i]; i++)
-			if (self[i] == L'\\' || self[i] == L'/')
+			if (self[i] == L'\\')
 				dir_len = i + 1;
-	}
 	n = StrLen(name);
-	if (dir_len + n + 2 > cap) {
-		if (self)
-			FreePool(self);
+	if (dir_len + n + 2 > cap)
 		return EFI_BUFFER_TOO_SMALL;
-	}
-	if (dir_len == 0 || self[0] != L'\\') {
-		/* no directory, or a path without its leading '\': add one */
+	if (dir_len == 0) {
+		/* the image has no file path: its directory is the root */
 		out[0] = L'\\';
-		if (dir_len)
-			CopyMem(out + 1, self, dir_len * sizeof(CHAR16));
-		dir_len++;
+		dir_len = 1;
 	} else {
 		CopyMem(out, self, dir_len * sizeof(CHAR16));
 	}
 	CopyMem(out + dir_len, name, (n + 1) * sizeof(CHAR16));
-	if (self)
-		FreePool(self);
 slashes:
 	for (i = 0; out[i]; i++)
 		if (out[i] == L'/')

@@ -21,11 +21,13 @@
  *
  *   page 0            GDT (+0), GDTR (+0x100), IDTR (+0x110), TSS (+0x200)
  *   page 1            IDT (256 gates)       <- also read-only at LDR_IDT_ALIAS
- *   HO_EFIMAP_PAGE    final EFI memory map                    HO_EFIMAP_PAGES
  *   HO_GUARD_PAGE     guard (unmapped)
  *   HO_STACK_PAGE     the kernel's first stack                HO_STACK_PAGES
  *   HO_IST_GUARD      guard (unmapped)
  *   HO_IST_PAGE       exception stacks: #DF, NMI, #PF, #MC    HO_IST_STACKS
+ *
+ * and the final EFI memory map in an allocation of its own, sized from the
+ * map before anything else is allocated (twice it, and room).
  */
 #include "loader.h"
 #include "proto.h"
@@ -37,15 +39,14 @@
 #include "zglue.h"
 #include "bli.h"
 #include "cpuid.h"
+#include "e820.h"
 
 #define HO_GDT_OFF      0x000
 #define HO_GDTR_OFF     0x100
 #define HO_IDTR_OFF     0x110
 #define HO_TSS_OFF      0x200
 #define HO_IDT_PAGE     1
-#define HO_EFIMAP_PAGE  2
-#define HO_EFIMAP_PAGES 16
-#define HO_GUARD_PAGE   (HO_EFIMAP_PAGE + HO_EFIMAP_PAGES)
+#define HO_GUARD_PAGE   2
 #define HO_STACK_PAGE   (HO_GUARD_PAGE + 1)
 #define HO_STACK_PAGES  16
 #define HO_IST_GUARD    (HO_STACK_PAGE + HO_STACK_PAGES)
@@ -62,6 +63,11 @@ static const struct {
 	{ 14, 3 }, /* #PF: a stack overflow hits the guard page */
 	{ 18, 4 }, /* #MC */
 };
+
+/* descriptors of room in the final map's buffer, beyond twice the map */
+#define HO_MAP_SLACK 64
+/* a map larger than this is not believed (64 Ki descriptors of 256 bytes) */
+#define HO_MAP_MAX   (16 * MIB)
 
 #define MSR_EFER   0xc0000080
 #define EFER_NXE   (1ULL << 11)
@@ -91,6 +97,39 @@ struct ho_cpu {
 
 static uint8_t *ho_block;
 static EFI_PHYSICAL_ADDRESS ho_block_phys;
+static EFI_PHYSICAL_ADDRESS ho_map_phys;
+static UINTN ho_map_pages;
+
+/*
+ * The buffer ExitBootServices' memory map goes into: no allocation may
+ * happen between the last GetMemoryMap and ExitBootServices, so it is
+ * sized now, from the map as it is, for what the page tables, the
+ * hand-off data and the firmware's own events may still add.
+ */
+static EFI_STATUS ho_final_map_buffer(struct handoff_env *env)
+{
+	UINTN size = 0, key = 0, dsize = 0;
+	UINT32 dver = 0;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, NULL, &key, &dsize, &dver);
+	if (st != EFI_BUFFER_TOO_SMALL)
+		return log_efi(EFI_ERROR(st) ? st : EFI_DEVICE_ERROR, L"GetMemoryMap (its size)");
+	if (dsize < EFI_MD_MIN_SIZE || size > HO_MAP_MAX)
+		return log_ldr(EFI_UNSUPPORTED, dsize < EFI_MD_MIN_SIZE ? LDR_E_MMAP_DESC_SIZE
+									: LDR_E_MMAP_TOO_BIG,
+			       L"the firmware's memory map");
+	ho_map_pages = EFI_SIZE_TO_PAGES(2 * size + HO_MAP_SLACK * dsize);
+	st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages,
+			       (EFI_MEMORY_TYPE)LDR_EFI_MT_RECLAIM, ho_map_pages, &ho_map_phys);
+	if (EFI_ERROR(st)) {
+		ho_map_phys = 0;
+		return log_efi(st, L"AllocatePages for the final memory map");
+	}
+	env->map_cap = ho_map_pages * PAGE_SIZE;
+	env->map_desc_size = dsize;
+	return EFI_SUCCESS;
+}
 
 static uint64_t ho_page(unsigned n)
 {
@@ -344,6 +383,9 @@ EFI_STATUS handoff_boot(struct loader *L)
 		return log_efi(st, L"AllocatePages for the hand-off block");
 	ho_block = phys_to_ptr(ho_block_phys);
 	SetMem(ho_block, HO_PAGES * PAGE_SIZE, 0);
+	st = ho_final_map_buffer(&env);
+	if (EFI_ERROR(st))
+		goto fail;
 	ho_descriptors(&env);
 	ho_platform(&env);
 
@@ -355,6 +397,7 @@ EFI_STATUS handoff_boot(struct loader *L)
 	req.fb_size = env.fb.size;
 	req.no_nx = !cpu.nx;
 	req.use_1g = cpu.gb;
+	req.phys_limit = L->phys_limit;
 	st = paging_build(L, &req, &pool, &pt, &fb_mapped);
 	if (EFI_ERROR(st))
 		goto fail;
@@ -387,8 +430,8 @@ EFI_STATUS handoff_boot(struct loader *L)
 	fw.exit = ho_fw_exit;
 	fw.ctx = &x;
 	SetMem(&m, sizeof(m), 0);
-	m.buf = ho_block + HO_EFIMAP_PAGE * PAGE_SIZE;
-	m.cap = HO_EFIMAP_PAGES * PAGE_SIZE;
+	m.buf = phys_to_ptr(ho_map_phys);
+	m.cap = env.map_cap;
 	err = ebs_exit(&fw, &m, EBS_MAX_TRIES, ho_on_map, &x, &r);
 	if (err != LDR_OK) {
 		if (r.tries == 0)
@@ -417,6 +460,9 @@ EFI_STATUS handoff_boot(struct loader *L)
 fail:
 	L->proto->release(L); /* gives back only what prepare allocated */
 	paging_release(&pool);
+	if (ho_map_phys)
+		uefi_call_wrapper(BS->FreePages, 2, ho_map_phys, ho_map_pages);
+	ho_map_phys = 0;
 	uefi_call_wrapper(BS->FreePages, 2, ho_block_phys, HO_PAGES);
 	ho_block = NULL;
 	return st;

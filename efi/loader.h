@@ -78,6 +78,7 @@ struct policy;
 struct loader {
 	EFI_HANDLE image;
 	EFI_LOADED_IMAGE *li;
+	uint64_t phys_limit; /* 2^MAXPHYADDR: nothing is placed or mapped above */
 	struct ldr_options opt;
 	const struct boot_proto *proto;
 	int secure;              /* Secure Boot in force (efi/secureboot.c) */

@@ -16,6 +16,7 @@
 #include "rng.h"
 #include "zglue.h"
 #include "bli.h"
+#include "cpuid.h"
 #include "secureboot.h"
 #include "tpm.h"
 
@@ -144,6 +145,25 @@ static EFI_STATUS gather_entropy(struct loader *L)
 	return EFI_SUCCESS;
 }
 
+/*
+ * UEFI starts images at TPL_APPLICATION.  Started higher, the loader would
+ * call ExitBootServices at that TPL, where the firmware's own
+ * ExitBootServices notifications (at TPL_CALLBACK and TPL_NOTIFY) cannot
+ * run: its runtime drivers would still believe they are at boot time and
+ * fault in the kernel's first runtime call.
+ */
+static EFI_STATUS check_tpl(void)
+{
+	EFI_TPL old = uefi_call_wrapper(BS->RaiseTPL, 1, TPL_HIGH_LEVEL);
+
+	uefi_call_wrapper(BS->RestoreTPL, 1, old);
+	if (old > TPL_APPLICATION)
+		return log_fail(EFI_UNSUPPORTED,
+				L"started at TPL %d, above TPL_APPLICATION (4): the firmware's ExitBootServices notifications could not run, so the kernel would inherit half-stopped firmware; start the loader from a boot option, a shell or a boot manager",
+				(int)old);
+	return EFI_SUCCESS;
+}
+
 /* From here on the decompressors' stack protector has a real, random canary. */
 static void protect_decompressors(struct loader *L)
 {
@@ -265,6 +285,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 			       (void **)&L->li);
 	if (EFI_ERROR(st))
 		return log_efi(st, L"HandleProtocol(LoadedImage)");
+	st = check_tpl();
+	if (EFI_ERROR(st))
+		return st;
+	L->phys_limit = cpuid_phys_limit();
 
 	st = secureboot_init(L);
 	if (!EFI_ERROR(st))

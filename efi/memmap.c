@@ -37,6 +37,9 @@ EFI_STATUS mmap_get(struct efi_mmap *m)
 
 	m->buf = NULL;
 	for (tries = 0; tries < 4; tries++) {
+		/* a NULL buffer must come with size 0: a stale size from the
+		 * last try is EFI_INVALID_PARAMETER */
+		size = 0;
 		st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, NULL, &key,
 				       &dsize, &dver);
 		if (st != EFI_BUFFER_TOO_SMALL)

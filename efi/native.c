@@ -5,12 +5,13 @@
  * reclaimable type:
  *
  *   block + page 0              struct kaslr_boot_info
- *         + NV_MMAP_PAGE        memory map (kb_mem_entry[])   NV_MMAP_PAGES
  *         + NV_CMDLINE_PAGE     command line                  1 page
  *         + NV_MODULE_PAGE      kb_module[]                   1 page
  *         + NV_MODSTR_PAGE      the modules' strings          NV_MODSTR_PAGES
  *
- * The modules themselves are in pages of their own (efi/module.c).
+ * The memory map (kb_mem_entry[]) has an allocation of its own, sized for
+ * the largest map the final EFI map's buffer can hold; the modules
+ * themselves are in pages of their own (efi/module.c).
  */
 #include "proto.h"
 #include "log.h"
@@ -21,10 +22,7 @@
 #include "tsc.h"
 
 #define NV_INFO_PAGE    0
-#define NV_MMAP_PAGE    1
-/* room for E820_CAP_FOR() of a 64 KiB map of 40-byte descriptors */
-#define NV_MMAP_PAGES   40
-#define NV_CMDLINE_PAGE (NV_MMAP_PAGE + NV_MMAP_PAGES)
+#define NV_CMDLINE_PAGE 1
 #define NV_MODULE_PAGE  (NV_CMDLINE_PAGE + 1)
 #define NV_MODSTR_PAGE  (NV_MODULE_PAGE + 1)
 #define NV_MODSTR_PAGES ((OPT_MODULES_MAX * OPT_MODULE_STRING_MAX + PAGE_SIZE - 1) / PAGE_SIZE)
@@ -37,6 +35,8 @@ _Static_assert(OPT_MODULES_MAX * sizeof(struct kb_module) <= PAGE_SIZE,
 #define NV_UPPER_HALF 0xffff800000000000ULL
 
 static EFI_PHYSICAL_ADDRESS nv_block;
+static EFI_PHYSICAL_ADDRESS nv_mmap;
+static UINTN nv_mmap_pages;
 
 static uint8_t *nv_page(unsigned n)
 {
@@ -145,6 +145,15 @@ static EFI_STATUS native_prepare(struct loader *L, const struct handoff_env *env
 		return log_efi(st, L"AllocatePages for the hand-off structure");
 	}
 	SetMem(nv_page(0), NV_PAGES * PAGE_SIZE, 0);
+	/* E820_CAP_FOR the most descriptors the final map can hold */
+	nv_mmap_pages = EFI_SIZE_TO_PAGES(E820_CAP_FOR(env->map_cap / env->map_desc_size) *
+					  sizeof(struct kb_mem_entry));
+	st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages,
+			       (EFI_MEMORY_TYPE)LDR_EFI_MT_RECLAIM, nv_mmap_pages, &nv_mmap);
+	if (EFI_ERROR(st)) {
+		nv_mmap = 0;
+		return log_efi(st, L"AllocatePages for the hand-off memory map");
+	}
 	info = (struct kaslr_boot_info *)nv_page(NV_INFO_PAGE);
 	info->magic = KB_MAGIC;
 	info->version = KB_VERSION;
@@ -189,9 +198,9 @@ static enum ldr_err native_finish(struct loader *L, const struct handoff_env *en
 				  const struct ebs_map *m, uint64_t *ret_arg)
 {
 	struct kaslr_boot_info *info = (struct kaslr_boot_info *)nv_page(NV_INFO_PAGE);
-	struct mem_region *r = (struct mem_region *)nv_page(NV_MMAP_PAGE);
+	struct mem_region *r = (struct mem_region *)phys_to_ptr(nv_mmap);
 	struct kb_mem_entry *e = (struct kb_mem_entry *)r;
-	size_t cap = NV_MMAP_PAGES * PAGE_SIZE / sizeof(*r), n = 0, i;
+	size_t cap = nv_mmap_pages * PAGE_SIZE / sizeof(*r), n = 0, i;
 	enum ldr_err err;
 
 	(void)L;
@@ -226,6 +235,9 @@ static void native_release(struct loader *L)
 	if (nv_block)
 		uefi_call_wrapper(BS->FreePages, 2, nv_block, NV_PAGES);
 	nv_block = 0;
+	if (nv_mmap)
+		uefi_call_wrapper(BS->FreePages, 2, nv_mmap, nv_mmap_pages);
+	nv_mmap = 0;
 }
 
 const struct boot_proto proto_native = {

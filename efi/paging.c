@@ -71,7 +71,8 @@ static const void *paging_mat(uint64_t *ret_size)
 }
 
 /* identity map of RAM and everything below 4 GiB: read-write, no-execute */
-static enum ldr_err paging_identity(struct pt *pt, const struct efi_mmap *m, uint32_t big)
+static enum ldr_err paging_identity(struct pt *pt, const struct efi_mmap *m, uint32_t big,
+				    uint64_t limit)
 {
 	struct mem_region *e820 = NULL;
 	size_t n = 0, i;
@@ -84,17 +85,20 @@ static enum ldr_err paging_identity(struct pt *pt, const struct efi_mmap *m, uin
 		uint64_t lo = ldr_align_down(e820[i].addr, PAGE_SIZE);
 		uint64_t hi = ldr_align_up(e820[i].addr + e820[i].size, PAGE_SIZE);
 
-		if (hi <= 4 * GIB)
+		if (hi <= 4 * GIB || lo >= limit)
 			continue;
 		if (lo < 4 * GIB)
 			lo = 4 * GIB;
+		/* past the CPU's physical address width nothing can exist */
+		if (hi > limit)
+			hi = limit;
 		err = pt_map_range(pt, lo, lo, hi - lo, PT_W | big);
 	}
 	FreePool(e820);
 	return err;
 }
 
-static enum ldr_err paging_runtime(struct pt *pt, const struct efi_mmap *m)
+static enum ldr_err paging_runtime(struct pt *pt, const struct efi_mmap *m, uint64_t limit)
 {
 	static struct rtmap_range r[PAGING_RT_MAX];
 	uint64_t mat_size = 0;
@@ -109,10 +113,17 @@ static enum ldr_err paging_runtime(struct pt *pt, const struct efi_mmap *m)
 		return err;
 	log_info(L"runtime services: %d ranges mapped (%s)", (int)n,
 		 mat_used ? L"Memory Attributes Table applied" : L"no Memory Attributes Table");
-	for (i = 0; err == LDR_OK && i < n; i++)
-		err = pt_map_range(pt, r[i].addr, r[i].addr, r[i].size,
+	for (i = 0; err == LDR_OK && i < n; i++) {
+		uint64_t size = r[i].size;
+
+		if (r[i].addr >= limit)
+			continue;
+		if (size > limit - r[i].addr)
+			size = limit - r[i].addr;
+		err = pt_map_range(pt, r[i].addr, r[i].addr, size,
 				   (r[i].flags & RTMAP_W ? PT_W : 0) |
 				   (r[i].flags & RTMAP_X ? PT_X : 0));
+	}
 	return err;
 }
 
@@ -166,12 +177,12 @@ EFI_STATUS paging_build(const struct loader *L, const struct paging_req *req,
 	st = mmap_get(&m);
 	if (EFI_ERROR(st))
 		return log_efi(st, L"GetMemoryMap");
-	err = paging_identity(pt, &m, big);
+	err = paging_identity(pt, &m, big, req->phys_limit);
 	if (err != LDR_OK) {
 		mmap_free(&m);
 		return log_ldr(EFI_OUT_OF_RESOURCES, err, L"identity-mapping RAM");
 	}
-	err = paging_runtime(pt, &m);
+	err = paging_runtime(pt, &m, req->phys_limit);
 	mmap_free(&m);
 	if (err != LDR_OK)
 		return log_ldr(EFI_OUT_OF_RESOURCES, err, L"mapping firmware runtime memory");
@@ -180,7 +191,8 @@ EFI_STATUS paging_build(const struct loader *L, const struct paging_req *req,
 		return log_ldr(EFI_LOAD_ERROR, err, L"mapping the kernel");
 
 	/* a GOP framebuffer above 4 GiB (large BARs) is not RAM: map it too */
-	if (req->fb_base && req->fb_size && req->fb_base + req->fb_size > req->fb_base) {
+	if (req->fb_base && req->fb_size && req->fb_base + req->fb_size > req->fb_base &&
+	    req->fb_base + req->fb_size <= req->phys_limit) {
 		uint64_t lo = ldr_align_down(req->fb_base, PAGE_SIZE);
 		uint64_t hi = ldr_align_up(req->fb_base + req->fb_size, PAGE_SIZE);
 

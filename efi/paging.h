@@ -33,6 +33,8 @@ struct paging_req {
 	uint64_t fb_base, fb_size; /* a framebuffer outside RAM, or 0 */
 	int no_nx;           /* the CPU has no NX: nothing can be no-execute */
 	int use_1g;          /* the CPU has 1 GiB pages */
+	uint64_t phys_limit; /* 2^MAXPHYADDR: memory-map ranges past it are not
+				mapped (a firmware map can list them) */
 };
 
 /*

@@ -127,6 +127,9 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 		avoid[navoid++] = L->layout.avoid[i];
 	sp->avoid = avoid;
 	sp->navoid = navoid;
+	/* a map may list memory past the CPU's physical address width */
+	if (L->phys_limit && (sp->max_addr == 0 || sp->max_addr > L->phys_limit))
+		sp->max_addr = L->phys_limit;
 	if (log_maps) {
 		struct mem_region *e820;
 		size_t ne = 0;

@@ -31,6 +31,8 @@ struct handoff_env {
 	uint64_t acpi_rsdp;     /* 0 when firmware has none */
 	struct kb_framebuffer fb; /* base 0 when there is no GOP */
 	uint32_t flags;         /* KB_FLAG_* the hand-off adds (e.g. no NX) */
+	uint64_t map_cap;       /* bytes the final EFI map may take, and its */
+	uint64_t map_desc_size; /* descriptor size now: what finish will see */
 };
 
 struct boot_proto {

@@ -10,6 +10,7 @@
 #include "rng.h"
 #include "cpuid.h"
 #include "tsc.h"
+#include "log.h"
 
 /*
  * gnu-efi 3.0.15 defines the protocol in efiprot.h; older releases did not.
@@ -81,15 +82,6 @@ static int rng_rdseed_step(void *ctx, uint64_t *ret_value)
 	return 1;
 }
 
-static int rng_all_zero(const uint8_t *p, UINTN len)
-{
-	uint8_t acc = 0;
-
-	while (len--)
-		acc |= *p++;
-	return acc == 0;
-}
-
 /*
  * Ask EFI_RNG_PROTOCOL for RNG_EFI_BYTES, preferring the raw (entropy
  * source) algorithm and falling back to the firmware's default DRBG.
@@ -100,20 +92,33 @@ static void rng_gather_efi(struct entropy_pool *pool)
 	EFI_GUID proto_guid = EFI_RNG_PROTOCOL_GUID;
 	EFI_RNG_ALGORITHM raw = EFI_RNG_ALGORITHM_RAW;
 	EFI_RNG_PROTOCOL *rng = NULL;
-	uint8_t buf[RNG_EFI_BYTES];
+	uint8_t buf[RNG_EFI_BYTES], buf2[RNG_EFI_BYTES];
 	EFI_STATUS st;
 
 	st = BS->LocateProtocol(&proto_guid, NULL, (void **)&rng);
 	if (EFI_ERROR(st) || !rng)
 		return;
 
+	/* the raw (entropy source) algorithm, else the firmware's default;
+	 * two answers each, so a stuck generator shows */
 	st = rng->GetRNG(rng, &raw, sizeof(buf), buf);
-	if (EFI_ERROR(st) || rng_all_zero(buf, sizeof(buf)))
+	if (!EFI_ERROR(st))
+		st = rng->GetRNG(rng, &raw, sizeof(buf2), buf2);
+	if (EFI_ERROR(st) || !entropy_output_plausible(buf, buf2, sizeof(buf))) {
 		st = rng->GetRNG(rng, NULL, sizeof(buf), buf);
-	/* an all-zero answer is a firmware bug, not randomness */
-	if (!EFI_ERROR(st) && !rng_all_zero(buf, sizeof(buf)))
+		if (!EFI_ERROR(st))
+			st = rng->GetRNG(rng, NULL, sizeof(buf2), buf2);
+	}
+	if (!EFI_ERROR(st) && entropy_output_plausible(buf, buf2, sizeof(buf))) {
 		entropy_add(pool, KB_RNG_EFI, buf, sizeof(buf));
+		entropy_add(pool, KB_RNG_EFI, buf2, sizeof(buf2));
+	} else if (!EFI_ERROR(st)) {
+		/* zeros, one byte repeated, or the same answer twice: a firmware
+		 * bug, not randomness */
+		log_warn(L"EFI_RNG_PROTOCOL answers with repeating bytes: not used as entropy");
+	}
 	ldr_wipe(buf, sizeof(buf));
+	ldr_wipe(buf2, sizeof(buf2));
 }
 
 /*

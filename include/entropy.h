@@ -62,6 +62,15 @@ void entropy_add(struct entropy_pool *pool, uint32_t source_bit,
 enum ldr_err entropy_finish(struct entropy_pool *pool, uint8_t ret_seed[ENTROPY_SEED_SIZE]);
 
 /*
+ * Is firmware RNG output plausible enough to credit?  a and b are two
+ * answers of len bytes to consecutive calls.  No when they are equal (a
+ * stuck or constant generator), or when either is one byte repeated (all
+ * zero, all 0x5a...).  A generator that returns a fixed pattern of its own
+ * cannot be told apart: this only catches the broken ones.
+ */
+int entropy_output_plausible(const uint8_t *a, const uint8_t *b, size_t len);
+
+/*
  * Collect up to want health-checked values from a hardware RNG driven by
  * step(ctx).  Each value gets up to ENTROPY_HWRNG_TRIES attempts; an attempt
  * fails if the step reports CF=0 or returns 0, all-ones (a known AMD

@@ -25,6 +25,25 @@ static void entropy_put_le(uint8_t *p, uint64_t v, unsigned bytes)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
+static int entropy_one_byte(const uint8_t *p, size_t len)
+{
+	for (size_t i = 1; i < len; i++)
+		if (p[i] != p[0])
+			return 0;
+	return 1;
+}
+
+int entropy_output_plausible(const uint8_t *a, const uint8_t *b, size_t len)
+{
+	uint8_t diff = 0;
+
+	if (!a || !b || len == 0)
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		diff |= a[i] ^ b[i];
+	return diff != 0 && !entropy_one_byte(a, len) && !entropy_one_byte(b, len);
+}
+
 /* Start an empty pool (no sources). */
 void entropy_init(struct entropy_pool *pool)
 {

@@ -478,3 +478,25 @@ TEST(test_chi_square)
 		      stat, cases[i].critical);
 	}
 }
+
+/* firmware RNG answers that are not credited: stuck, constant, zero */
+TEST(test_output_plausible)
+{
+	uint8_t a[32], b[32];
+
+	for (int i = 0; i < 32; i++) {
+		a[i] = (uint8_t)(i * 37 + 11);
+		b[i] = (uint8_t)(i * 91 + 3);
+	}
+	CHECK(entropy_output_plausible(a, b, 32), "two different answers");
+	CHECK(!entropy_output_plausible(a, a, 32), "the same answer twice");
+	memset(b, 0x5a, 32);
+	CHECK(!entropy_output_plausible(a, b, 32), "one byte repeated");
+	CHECK(!entropy_output_plausible(b, a, 32), "one byte repeated, first");
+	memset(b, 0, 32);
+	CHECK(!entropy_output_plausible(a, b, 32), "zeros");
+	b[31] = 1;
+	CHECK(entropy_output_plausible(a, b, 32), "not quite one byte");
+	CHECK(!entropy_output_plausible(NULL, b, 32) && !entropy_output_plausible(a, b, 0),
+	      "nothing");
+}
