@@ -386,6 +386,9 @@ static enum ldr_err linux_finish(struct loader *L, const struct handoff_env *env
 	a.efi_desc_size = (uint32_t)m->desc_size;
 	a.efi_desc_version = m->desc_version;
 	a.fb = env->fb.base ? &env->fb : NULL;
+	/* as the EFI stub says it, so that lockdown follows Secure Boot */
+	a.secure_boot = !L->secure_known ? LINUX_SB_UNKNOWN :
+			L->secure ? LINUX_SB_ENABLED : LINUX_SB_DISABLED;
 	if (lx_hdr.present) {
 		a.setup_header = lx_hdr.header;
 		a.setup_header_len = lx_hdr.header_len;

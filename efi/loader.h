@@ -82,6 +82,7 @@ struct loader {
 	struct ldr_options opt;
 	const struct boot_proto *proto;
 	int secure;              /* Secure Boot in force (efi/secureboot.c) */
+	int secure_known;        /* the firmware says either way (SecureBoot exists) */
 	const struct policy *policy; /* the embedded policy, never NULL after init */
 
 	/* the kernel file, then (if compressed) the decompressed image */

@@ -41,6 +41,7 @@ EFI_STATUS secureboot_init(struct loader *L)
 	struct pe_section s;
 	enum ldr_err err;
 
+	L->secure_known = sb_var(L"SecureBoot") >= 0;
 	L->secure = sb_var(L"SecureBoot") == 1 && sb_var(L"SetupMode") == 0;
 	L->policy = &sb_policy;
 	err = pe_find_section(base, L->li->ImageSize, PE_VIEW_MEMORY, POLICY_SECTION, &s);

@@ -131,10 +131,11 @@
 #define LINUX_VIDEO_CAP_SKIP_QUIRKS 0x1u
 #define LINUX_VIDEO_CAP_64BIT_BASE  0x2u
 
-/* boot_params.secure_boot (the EFI stub's efi_secureboot_mode) */
+/* boot_params.secure_boot (the EFI stub's enum efi_secureboot_mode) */
 #define LINUX_SB_UNSET          0
-#define LINUX_SB_DISABLED       1
-#define LINUX_SB_ENABLED        2
+#define LINUX_SB_UNKNOWN        1
+#define LINUX_SB_DISABLED       2
+#define LINUX_SB_ENABLED        3
 
 #define LINUX_SETUP_HDR_SIZE    16
 #define LINUX_SETUP_E820_EXT    1

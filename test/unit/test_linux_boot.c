@@ -347,7 +347,7 @@ TEST(test_efi_info)
 	CHECK_EQ_U64(rd(bp, 0x1d0, 4), 0x7e440000, "efi_memmap");
 	CHECK_EQ_U64(rd(bp, 0x1dc, 4), 0x8, "efi_memmap_hi");
 	CHECK_EQ_U64(rd(bp, 0x1d4, 4), 48 * 117, "efi_memmap_size");
-	CHECK_EQ_U64(bp[0x1ec], 2, "secure_boot enabled");
+	CHECK_EQ_U64(bp[0x1ec], 3, "secure_boot: efi_secureboot_mode_enabled");
 
 	/* a system table without a map is a caller's mistake */
 	a.efi_memmap_size = 0;

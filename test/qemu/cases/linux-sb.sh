@@ -2,9 +2,9 @@
 # snakeoil-signed make install, under Secure Boot with a TPM: the kernel
 # boots with the policy's command line, placement and e820 check out as in
 # the other Linux cases (test/linux/lib.sh), and PCR 9 holds the measurement
-# of exactly the 11 MB file the policy pins.  (Linux is entered without the
-# EFI system table in boot_params, so it reads neither the Secure Boot state
-# nor the event log table; its own TPM driver finds the TPM.)
+# of exactly the 11 MB file the policy pins.  The kernel learns the Secure
+# Boot state from boot_params (as from its own EFI stub) and locks itself
+# down, and finds the TPM event log through the table the loader installed.
 . test/linux/lib.sh
 gz=$(test/linux/fetch.sh) || fail "no Debian kernel: test/linux/fetch.sh failed (message above)"
 TEXT_LINK=$(sed -n 's/^text_link=//p' "$gz.facts") BRK_LINK=$(sed -n 's/^brk_link=//p' "$gz.facts")
@@ -17,6 +17,10 @@ linux_boot --cpu max --secureboot --tpm "$WORK/$NAME.tpm"
 c=$(clean_log "$LOG")
 printf '%s\n' "$c" | grep -q "Kernel command line: $LINUX_CMDLINE\$" || fail "the kernel's command line is not the policy's"
 printf '%s\n' "$c" | grep -q 'tpm_tis .* 2.0 TPM' || fail "Linux did not find the TPM"
+printf '%s\n' "$c" | grep -q 'secureboot: Secure boot enabled' || fail "Linux does not see Secure Boot"
+printf '%s\n' "$c" | grep -q 'Kernel is locked down from EFI Secure Boot' ||
+	fail "Linux did not lock itself down"
+printf '%s\n' "$c" | grep -q 'efi: .*TPMEventLog=' || fail "Linux found no TPM event log table"
 k=$(sha256sum <"$T/EFI/BOOT/vmlinux.gz" | cut -d' ' -f1)
 want=$({ head -c 32 /dev/zero; printf '%s' "$k" | xxd -r -p; } | sha256sum | cut -d' ' -f1)
 got=$(test/qemu/tpm-pcrs.sh "$WORK/$NAME.tpm" 9 | sed -n 's/^9 //p')
