@@ -75,7 +75,11 @@ for n in $names missing.elf; do
 	run_output "$i" "$n"
 	# the message must be the one for the corpus case's own error
 	case $n in
+	bz-size-4g.LDR_E_DECOMP_TOO_BIG) printf '%s\n' "$out" | grep -q 'more than [0-9]* bytes (raise kaslr.maxsize=)' || fail "run $i: bzImage bomb not refused at the limit" ;;
 	*.LDR_E_DECOMP_TOO_BIG) printf '%s\n' "$out" | grep -q 'exceeds the limit' || fail "run $i: not refused as too big" ;;
+	*.LDR_E_BZIMAGE_OUTSIDE) printf '%s\n' "$out" | grep -q 'is not a bootable bzImage: bzImage setup header, setup code or kernel lies outside the file' || fail "run $i: truncated bzImage not named" ;;
+	*.LDR_E_BZIMAGE_PAYLOAD) printf '%s\n' "$out" | grep -q 'is not a bootable bzImage: bzImage payload lies outside the kernel image' || fail "run $i: lying payload length not named" ;;
+	*.LDR_E_BZIMAGE_SIZE_MISMATCH) printf '%s\n' "$out" | grep -q 'its payload: bzImage payload decompressed to another size than it records' || fail "run $i: lying size word not named" ;;
 	*.LDR_E_DECOMP_CHECK) printf '%s\n' "$out" | grep -q 'checksum' || fail "run $i: no checksum message" ;;
 	*.LDR_E_DECOMP_MEMORY) printf '%s\n' "$out" | grep -q 'larger window' || fail "run $i: no window message" ;;
 	*.LDR_E_UNSUPPORTED_BZIP2) printf '%s\n' "$out" | grep -q 'bzip2 compression is not supported' || fail "run $i: bzip2 not named" ;;
