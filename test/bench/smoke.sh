@@ -14,10 +14,8 @@ csv=$D/bench.csv
 md=$D/bench.md
 svg=$D/slots-2G.svg
 log=$D/smoke.log
-passed=0 failed=0
+. test/tally.sh
 
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 check() { # check NAME REASON COMMAND...
 	local name=$1 why=$2
 	shift 2
@@ -27,6 +25,7 @@ check() { # check NAME REASON COMMAND...
 # the value of section,item,metric in the CSV (first match)
 val() { awk -F, -v s="$1" -v i="$2" -v m="$3" '$1 == s && $2 == i && $3 == m {print $4; exit}' "$csv"; }
 is_num() { printf '%s' "$1" | grep -Eq '^-?[0-9]+(\.[0-9]+)?$'; }
+# shellcheck disable=SC2317  # called through check
 num_or_na() { is_num "$1" || case $1 in "n/a"*) true ;; *) false ;; esac; }
 
 rm -f "$csv" "$md" "$svg"
@@ -135,5 +134,4 @@ check "md-tables" "table separators != sections" \
 check "md-on-stdout" "the pipeline table is not in make bench's output" \
 	grep -qF "$(grep -m 1 '^| kernel-pie.elf.gz ' "$md")" "$log"
 
-echo "bench: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally_end bench

@@ -13,10 +13,8 @@ B=${BUILD:-build}
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-passed=0 failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
-finish() { echo "deb: $passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
+. test/tally.sh
+finish() { tally_end deb; }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 
 if ! make --no-print-directory deb >"$T/make.log" 2>&1; then

@@ -16,10 +16,8 @@ HIGH_GZ=$B/payload/kernel-high.elf.gz
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-passed=0 failed=0
+. test/tally.sh
 
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1: $2"; failed=$((failed + 1)); }
 # inst LOG ARGS...: make install, output to LOG; returns make's status
 inst() { local log=$1; shift; make --no-print-directory install "$@" >"$log" 2>&1; }
 # same FILE A B: byte-identical
@@ -160,5 +158,4 @@ readme=$(sed -n '/^| input from kaslr.conf or the load options |/,/^$/p' README 
 if [ -n "$readme" ] && [ "$readme" = "$("$TOOL" rules)" ]; then ok readme-rules
 else bad readme-rules "README differs from '$TOOL rules': $(diff <(echo "$readme") <("$TOOL" rules) | head -n 6 | tr '\n' ' ')"; fi
 
-echo "install: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tally_end install

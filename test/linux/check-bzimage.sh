@@ -12,10 +12,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
 out=$B/linux/bzcheck
-passed=0 failed=0
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-bad() { echo "FAIL $1"; failed=$((failed + 1)); }
-finish() { echo "check-bzimage: $passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit; }
+. test/tally.sh
+finish() { tally_end check-bzimage; }
 
 mkdir -p "$B/linux"
 make --no-print-directory BUILD="$B" "$out" >"$B/linux/bzcheck-build.txt" 2>&1 ||
