@@ -1,15 +1,17 @@
 #!/bin/sh
-# check-image.sh SO EFI - link-time checks on the loader: no undefined
-# symbols, only dynamic relocations gnu-efi's self-relocator applies
-# (R_X86_64_RELATIVE / NONE), and a PE32+ EFI application came out, with
-# the .kpolicy section the policy tool fills in (include/policy.h).
-so=$1 efi=$2
+# check-image.sh SO EFI [--no-policy] - link-time checks on an EFI image:
+# no undefined symbols, only dynamic relocations gnu-efi's self-relocator
+# applies (R_X86_64_RELATIVE / NONE), and a PE32+ EFI application came out,
+# with the .kpolicy section the policy tool fills in (include/policy.h)
+# unless --no-policy (the fault injector, which has none).
+so=$1 efi=$2 policy=${3:-}
 u=$(nm -u "$so")
 if [ -n "$u" ]; then echo "check-image: undefined symbols in $so:"; echo "$u"; exit 1; fi
 bad=$(readelf -rW "$so" | awk '/^[0-9a-f]+ +[0-9a-f]+ R_X86_64_/ && $3 != "R_X86_64_RELATIVE" && $3 != "R_X86_64_NONE" {print $3}' | sort -u)
 if [ -n "$bad" ]; then echo "check-image: unsupported dynamic relocations: $bad"; exit 1; fi
 objdump -p "$efi" | grep -q 'Magic.*020b' || { echo "check-image: $efi is not PE32+"; exit 1; }
 objdump -p "$efi" | grep -q 'Subsystem.*0000000a' || { echo "check-image: $efi is not an EFI application"; exit 1; }
+[ "$policy" = --no-policy ] ||
 objdump -h "$efi" | awk '$2 == ".kpolicy" && $3 == "00002000" {f = 1} END {exit !f}' ||
 	{ echo "check-image: $efi has no 8 KiB .kpolicy section"; exit 1; }
 exit 0
