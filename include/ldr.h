@@ -123,6 +123,7 @@
 	X(LDR_E_OPT_ENCODING, INVALID_PARAMETER, "options are not valid UCS-2 text", LDR_HINT_OPTIONS) \
 	X(LDR_E_HASH_MISMATCH, SECURITY_VIOLATION, "kernel SHA-256 does not match sha256=", "the file changed or sha256= is stale") \
 	X(LDR_E_MODULE_HASH_MISMATCH, SECURITY_VIOLATION, "module SHA-256 does not match its :sha256= pin", "the file changed or the pin is stale") \
+	X(LDR_E_INITRD_HASH_MISMATCH, SECURITY_VIOLATION, "initrd SHA-256 does not match its :sha256= pin", "the file changed or the pin is stale") \
 	X(LDR_E_EMPTY_FILE, LOAD_ERROR, "file is empty", "copy the kernel file again") \
 	X(LDR_E_LINUX_SETUP, LOAD_ERROR, "the kernel's setup header is longer than boot_params holds", NULL) \
 	X(LDR_E_PT_UNMAPPED, LOAD_ERROR, "address is not mapped by the page tables", NULL) \

@@ -281,8 +281,10 @@ enum ldr_err policy_check_digest(const struct policy *p, int secure, enum policy
 			return LDR_E_POLICY_UNPINNED;
 		return memcmp(pin->sha256, digest, 32) == 0 ? LDR_OK : LDR_E_POLICY_HASH;
 	}
+	if (override && memcmp(override, digest, 32) != 0)
+		return kind == POLICY_INITRD ? LDR_E_INITRD_HASH_MISMATCH : LDR_E_HASH_MISMATCH;
 	if (override)
-		return memcmp(override, digest, 32) == 0 ? LDR_OK : LDR_E_HASH_MISMATCH;
+		return LDR_OK;
 	if (pin && memcmp(pin->sha256, digest, 32) != 0)
 		return LDR_E_POLICY_HASH;
 	return LDR_OK;

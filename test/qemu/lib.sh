@@ -81,11 +81,12 @@ boot_format() {
 
 # shell_esp: an ESP for OVMF's UEFI shell - no \EFI\BOOT\BOOTX64.EFI (so the
 # firmware falls back to the shell, which runs \startup.nsh), the loader at
-# \EFI\kaslr\loader.efi.  Prints the image path ($WORK/$NAME.img).
+# \EFI\kaslr\loader.efi.  Prints the image path ($WORK/$NAME.img).  MIB:
+# its size (default 64).
 shell_esp() {
 	local img=$WORK/$NAME.img
 	rm -f "$img"
-	mformat -i "$img" -C -T 131072 -h 64 -s 32 :: >/dev/null || fail mformat
+	mformat -i "$img" -C -T $((${1:-64} * 2048)) -h 64 -s 32 :: >/dev/null || fail mformat
 	mmd -i "$img" ::/EFI ::/EFI/kaslr || fail mmd
 	mcopy -i "$img" "$LOADER" ::/EFI/kaslr/loader.efi || fail mcopy
 	echo "$img"

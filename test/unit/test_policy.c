@@ -212,6 +212,8 @@ TEST(check_digest)
 	      "off: sha256= replaces the pin");
 	CHECK(policy_check_digest(&p, 0, POLICY_KERNEL, k, good, other) == LDR_E_HASH_MISMATCH,
 	      "off: sha256= mismatch");
+	CHECK(policy_check_digest(&p, 0, POLICY_INITRD, i, good, other) ==
+	      LDR_E_INITRD_HASH_MISMATCH, "off: an initrd's :sha256= mismatch names the initrd");
 	CHECK(policy_check_digest(&p, 0, POLICY_KERNEL, k, other, NULL) == LDR_E_POLICY_HASH,
 	      "off: the pin as default");
 	CHECK(policy_check_digest(&p, 0, POLICY_KERNEL, "\\other", other, NULL) == LDR_OK,
