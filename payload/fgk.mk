@@ -19,7 +19,9 @@ PAYLOADS      += $(PAYLOAD_FGK)
 FGK_CFLAGS = $(PAYLOAD_CFLAGS) $(PAYLOAD_CFLAGS_high) -ffunction-sections \
     -fno-toplevel-reorder -DPAYLOAD_LINK_BASE=$(PAYLOAD_BASE_high) \
     -DPAYLOAD_LINK_PHYS=$(PAYLOAD_PHYS_high)
-FGK_OBJS := $(addprefix $(FGK_DIR)/,main.o serial.o efivars.o entry.o fgk_main.o fgk_gen.o)
+# the common payload's objects (payload.mk's list) plus the fgk ones
+FGK_OBJS := $(call PAYLOAD_OBJS,fgk) $(addprefix $(FGK_DIR)/,fgk_main.o fgk_gen.o)
+DEPS     += $(FGK_OBJS:.o=.d)
 
 $(FGK_DIR)/fgkgen: payload/fgkgen.c
 	@mkdir -p $(@D)
@@ -28,14 +30,17 @@ $(FGK_DIR)/fgkgen: payload/fgkgen.c
 $(FGK_DIR)/fgk_gen.c $(FGK_DIR)/fgk_links.lds &: $(FGK_DIR)/fgkgen payload/fgk.mk
 	$(FGK_DIR)/fgkgen $(FGK_FUNCTIONS) $(FGK_DIR)/fgk_gen.c $(FGK_DIR)/fgk_links.lds
 
-$(FGK_DIR)/fgk_gen.o: $(FGK_DIR)/fgk_gen.c payload/fgk.h
-	$(CC) $(FGK_CFLAGS) -c $< -o $@
-$(FGK_DIR)/%.o: payload/%.c $(PAYLOAD_HDRS) payload/fgk.h payload/fgk.mk
+$(FGK_DIR)/fgk_gen.o: $(FGK_DIR)/fgk_gen.c payload/fgk.mk
+	$(CC) $(FGK_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(FGK_DIR)/%.o: payload/%.c payload/payload.mk payload/fgk.mk
 	@mkdir -p $(@D)
-	$(CC) $(FGK_CFLAGS) -c $< -o $@
-$(FGK_DIR)/entry.o: payload/entry.S payload/fgk.mk
+	$(CC) $(FGK_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(FGK_DIR)/core_%.o: src/%.c payload/payload.mk payload/fgk.mk
 	@mkdir -p $(@D)
-	$(CC) $(FGK_CFLAGS) -Dpayload_main=fgk_payload_main -c $< -o $@
+	$(CC) $(FGK_CFLAGS) $(DEPFLAGS) -c $< -o $@
+$(FGK_DIR)/entry.o: payload/entry.S payload/payload.mk payload/fgk.mk
+	@mkdir -p $(@D)
+	$(CC) $(FGK_CFLAGS) $(DEPFLAGS) -Dpayload_main=fgk_payload_main -c $< -o $@
 
 $(PAYLOAD_FGK): $(FGK_OBJS) $(FGK_DIR)/fgk_links.lds payload/fgk.lds \
         payload/check-elf.sh payload/check-fgk.sh
