@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define KB_MAGIC   0x544f4f4252534c4bULL /* "KLSRBOOT" little-endian */
-#define KB_VERSION 1
+#define KB_VERSION 2
 
 /*
  * Kernels linked at or above KB_VIRT_WINDOW_START get a virtual base drawn
@@ -58,6 +58,7 @@ struct kb_mem_entry {
 #define KB_FLAG_NOKASLR      (1u << 2) /* nokaslr: lowest valid slot */
 #define KB_FLAG_VIRT_KASLR   (1u << 3) /* the virtual base was randomized */
 #define KB_FLAG_NO_NX        (1u << 4) /* the CPU has no NX: nothing is no-execute */
+#define KB_FLAG_FGKASLR      (1u << 5) /* the functions were shuffled: fgk_* fields below */
 
 struct kb_framebuffer {
 	uint64_t base;   /* physical; 0 when there is no GOP */
@@ -115,6 +116,17 @@ struct kaslr_boot_info {
 	uint64_t stack_top;  /* RSP at entry (16-byte aligned minus 8, as after a call) */
 	uint64_t stack_size;
 	uint64_t pml4;       /* CR3 at entry */
+
+	/*
+	 * Function-granular KASLR (PROTOCOL.md): what the loader did with a
+	 * kernel that asked for it.  All zero unless flags has
+	 * KB_FLAG_FGKASLR.  Read only when they end at or below size.
+	 */
+	uint32_t fgk_functions;          /* function sections shuffled */
+	uint32_t fgk_moved;              /* of them, how many left their link address */
+	uint64_t fgk_perm_millibits;     /* floor(1000 * log2(fgk_functions!)) */
+	uint64_t fgk_entropy_millibits;  /* min(fgk_perm_millibits, 256000): the
+					    256-bit seed caps what the order can hold */
 };
 
 /*
@@ -180,8 +192,14 @@ KB_ASSERT(offsetof(struct kaslr_boot_info, idt_phys) == 256, "idt_phys");
 KB_ASSERT(offsetof(struct kaslr_boot_info, stack_top) == 264, "stack_top");
 KB_ASSERT(offsetof(struct kaslr_boot_info, stack_size) == 272, "stack_size");
 KB_ASSERT(offsetof(struct kaslr_boot_info, pml4) == 280, "pml4");
+/* function-granular KASLR block */
+KB_ASSERT(offsetof(struct kaslr_boot_info, fgk_functions) == 288, "fgk_functions");
+KB_ASSERT(offsetof(struct kaslr_boot_info, fgk_moved) == 292, "fgk_moved");
+KB_ASSERT(offsetof(struct kaslr_boot_info, fgk_perm_millibits) == 296, "fgk_perm_millibits");
+KB_ASSERT(offsetof(struct kaslr_boot_info, fgk_entropy_millibits) == 304, "fgk_entropy_millibits");
 KB_ASSERT(sizeof(struct kb_mem_entry) == 24, "kb_mem_entry size");
 KB_ASSERT(sizeof(struct kb_framebuffer) == 48, "kb_framebuffer size");
-KB_ASSERT(sizeof(struct kaslr_boot_info) == 288, "kaslr_boot_info size, version 1");
+/* version 1 ended at pml4: 288 bytes */
+KB_ASSERT(sizeof(struct kaslr_boot_info) == 312, "kaslr_boot_info size");
 
 #endif
