@@ -88,8 +88,11 @@ EFI_CFLAGS := -std=gnu11 $(WARN) -O2 -g -ffreestanding -fno-stack-protector \
               -fpic -fno-strict-aliasing -fno-builtin -DGNU_EFI_USE_MS_ABI \
               -maccumulate-outgoing-args -DLDR_EFI \
               -Iinclude -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol
+# --wrap: every memcpy and memset call goes to efi/libc.c's word-at-a-time
+# __wrap_ versions, not to libefi's byte loops
 EFI_LDFLAGS := -nostdlib --no-undefined -shared -Bsymbolic -znocombreloc \
-               -T loader.lds --warn-common --fatal-warnings
+               -T loader.lds --warn-common --fatal-warnings \
+               --wrap=memcpy --wrap=memset
 
 EFI_SRC   := $(wildcard efi/*.c)
 EFI_ASM   := $(wildcard efi/*.S)
