@@ -55,7 +55,7 @@ static EFI_STATUS native_fgk_refuse(const struct loader *L, enum ldr_err err,
 			       L->elf.type == ET_DYN ? L"a PIE (ET_DYN)" :
 			       L"an ET_EXEC without --emit-relocs sections");
 	case LDR_E_FGK_NO_FUNCTIONS:
-		return log_ldr(st, err, L"%s: %d code sections named .text.*", path,
+		return log_ldr(st, err, L"%s has %d code sections named .text.*", path,
 			       (int)rep->functions);
 	case LDR_E_FGK_LAYOUT:
 		return log_ldr(st, err, L"%s asks for function-granular KASLR (%d function sections)",

@@ -11,6 +11,17 @@
 #               exists
 #   linux-boot  test/linux/compare-boot.sh (QEMU start to "Linux version",
 #               this loader against systemd-boot + the kernel's EFI stub)
+#   fgk-boot    function-granular KASLR: kernel-fgk.elf (1202 function
+#               sections) shuffled against the same file without its
+#               functions note (objcopy -R .note.kaslr: relocated as a
+#               whole, placed the same way), BENCH_BOOTS quiet boots of
+#               each, alternating, to the payload's PASS line (wall
+#               seconds, medians, and the median of the paired
+#               differences); then one verbose boot of each under QEMU's
+#               -icount (guest time counts instructions, not the host's
+#               load): the loader's parse step (the functions note is
+#               checked there), its relocation (fgk_apply against
+#               reloc_apply), and the difference
 # Never fails on a number; a boot that does not finish becomes a row.
 set -u
 export LC_ALL=C
@@ -155,6 +166,76 @@ if [ -s "$LINUX" ]; then
 else
 	row boot "vmlinux.gz (this loader)" "runs" "$NA_LINUX"
 	row boot-steps "vmlinux.gz (verbose)" "total us" "$NA_LINUX"
+fi
+
+# ---- function-granular KASLR: the shuffled test kernel against itself
+# without the note.  fgk_rows ITEM LOG: the loader's own times from one
+# verbose -icount boot ("time: parse N us", "... relocations applied in N us")
+FGK=$B/payload/kernel-fgk.elf
+FGK_ICOUNT=3
+fgk_us() { clean "$1" | sed -n "s/.*kaslr-loader: $2.* \([0-9][0-9]*\) us\$/\1/p" | head -n 1; }
+fgk_rows() {
+	local item=$1 log=$2 parse rel
+	parse=$(fgk_us "$log" 'time: parse')
+	rel=$(fgk_us "$log" 'kernel at phys .* relocations applied in')
+	row fgk-boot "$item" "icount: parse ms" "$(awk -v u="${parse:-x}" 'BEGIN {
+		if (u == "x") print "error: no parse time"; else printf "%.1f", u / 1000 }')"
+	row fgk-boot "$item" "icount: relocate ms" "$(awk -v u="${rel:-x}" 'BEGIN {
+		if (u == "x") print "error: no relocation time"; else printf "%.1f", u / 1000 }')"
+	echo "${parse:-0} ${rel:-0}"
+}
+if [ -s "$FGK" ]; then
+	fref=$W/kernel-fgk-nonote.elf
+	printf 'cmdline fgk.expect=moved\n' >"$W/fgk.conf"
+	printf 'cmdline fgk.expect=linked\n' >"$W/fgk-ref.conf"
+	printf 'verbose\ncmdline fgk.expect=moved\n' >"$W/fgk-v.conf"
+	printf 'verbose\ncmdline fgk.expect=linked\n' >"$W/fgk-ref-v.conf"
+	if objcopy -R .note.kaslr "$FGK" "$fref" &&
+		test/qemu/mkesp.sh "$W/fgk.img" "$B/BOOTX64.EFI" "$FGK" \
+			EFI/BOOT/kaslr.conf="$W/fgk.conf" >/dev/null 2>&1 &&
+		test/qemu/mkesp.sh "$W/fgk-ref.img" "$B/BOOTX64.EFI" "$fref" \
+			EFI/BOOT/kaslr.conf="$W/fgk-ref.conf" >/dev/null 2>&1 &&
+		test/qemu/mkesp.sh "$W/fgk-v.img" "$B/BOOTX64.EFI" "$FGK" \
+			EFI/BOOT/kaslr.conf="$W/fgk-v.conf" >/dev/null 2>&1 &&
+		test/qemu/mkesp.sh "$W/fgk-ref-v.img" "$B/BOOTX64.EFI" "$fref" \
+			EFI/BOOT/kaslr.conf="$W/fgk-ref-v.conf" >/dev/null 2>&1; then
+		: >"$W/fgk-times.txt"
+		: >"$W/fgk-ref-times.txt"
+		for i in $(seq 1 "$RUNS"); do
+			timed_boot "$W/fgk.img" "$W/fgk-$i.log" 'payload: PASS' >>"$W/fgk-times.txt"
+			timed_boot "$W/fgk-ref.img" "$W/fgk-ref-$i.log" 'payload: PASS' >>"$W/fgk-ref-times.txt"
+		done
+		S="kernel-fgk.elf shuffled" R="the same without its note (reference)"
+		read -r ms _ < <(awk '$2 != "-" {print $2}' "$W/fgk-times.txt" | stats)
+		read -r mr _ < <(awk '$2 != "-" {print $2}' "$W/fgk-ref-times.txt" | stats)
+		row fgk-boot "$S" "boots" "$RUNS"
+		row fgk-boot "$S" "wall: median s" "$ms"
+		row fgk-boot "$R" "boots" "$RUNS"
+		row fgk-boot "$R" "wall: median s" "$mr"
+		row fgk-boot "shuffled / reference" "wall: median s" "$(awk -v a="$ms" -v b="$mr" 'BEGIN {
+			if (a + 0 > 0 && b + 0 > 0) printf "%.3f", a / b; else print "n/a (a boot did not finish)" }')"
+		# a pair is one shuffled boot and the reference boot right after it
+		read -r md _ < <(paste "$W/fgk-times.txt" "$W/fgk-ref-times.txt" |
+			awk '$2 != "-" && $4 != "-" {printf "%.3f\n", ($2 - $4) * 1000}' | stats)
+		row fgk-boot "shuffled - reference" "wall: median of paired differences ms" "$md"
+		test/qemu/boot.sh --log "$W/fgk-v.log" --timeout 300 --cpu max --icount "$FGK_ICOUNT" \
+			"$W/fgk-v.img" >/dev/null 2>&1
+		read -r ps rs < <(fgk_rows "$S" "$W/fgk-v.log")
+		test/qemu/boot.sh --log "$W/fgk-ref-v.log" --timeout 300 --cpu max --icount "$FGK_ICOUNT" \
+			"$W/fgk-ref-v.img" >/dev/null 2>&1
+		read -r pr rr < <(fgk_rows "$R" "$W/fgk-ref-v.log")
+		row fgk-boot "shuffled - reference" "icount: parse ms" "$(awk -v a="$ps" -v b="$pr" 'BEGIN { printf "%.1f", (a - b) / 1000 }')"
+		row fgk-boot "shuffled - reference" "icount: relocate ms" "$(awk -v a="$rs" -v b="$rr" 'BEGIN { printf "%.1f", (a - b) / 1000 }')"
+		row fgk-boot "shuffled / reference" "icount: relocate ms" "$(awk -v a="$rs" -v b="$rr" 'BEGIN {
+			if (b > 0) printf "%.2f", a / b; else print "n/a" }')"
+		row fgk-boot "$S" "moved (payload)" "$(clean "$W/fgk-v.log" | sed -n 's/^fgk: .* moved=\([0-9]*\) .*/\1/p' | head -n 1)"
+		row fgk-boot "$S" "entropy bits (hand-off)" "$(clean "$W/fgk-v.log" |
+			sed -n 's/^fgk: .* handoff_millibits=\([0-9]*\).*/\1/p' | awk '{printf "%.3f", $1 / 1000}')"
+	else
+		row fgk-boot "kernel-fgk.elf" "boots" "error: objcopy or mkesp failed"
+	fi
+else
+	row fgk-boot "kernel-fgk.elf" "boots" "n/a ($FGK missing: make payloads)"
 fi
 
 if [ -s "$LINUX" ] && [ -x test/linux/compare-boot.sh ]; then

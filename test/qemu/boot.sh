@@ -9,6 +9,9 @@
 #   --until REGEX   stop QEMU as soon as the serial log matches REGEX
 #   --disk IMG      an extra raw disk (e.g. a second volume)
 #   --vdisk IMG     a raw disk on virtio-blk (the guest's /dev/vda)
+#   --icount N      guest time from the instruction count (-icount
+#                   shift=N,sleep=off: 2^N virtual ns per instruction), so
+#                   the guest's own timings count work, not the host's load
 # Exit status: QEMU's (33 = payload PASS, 35 = payload FAIL via isa-debug-exit),
 # 124 on timeout, 0 when --until matched.
 set -u
@@ -24,6 +27,7 @@ while [ $# -gt 1 ]; do
 	--until) until=$2; shift ;;
 	--disk) extra+=(-drive "format=raw,file=$2,if=ide,index=1"); shift ;;
 	--vdisk) extra+=(-drive "format=raw,file=$2,if=virtio,readonly=on"); shift ;;
+	--icount) extra+=(-icount "shift=$2,sleep=off"); shift ;;
 	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift

@@ -60,7 +60,7 @@ clean_log "$LOG" | grep -qa '^payload:' && fail "a payload ran"
 e='kaslr-loader: error: '
 want=(
 	"$e\\bad\\k1 asks for function-granular KASLR but is a PIE (ET_DYN): function-granular KASLR needs an ET_EXEC linked with --emit-relocs; $hint"
-	"$e\\bad\\k2: 0 code sections named .text.*: kernel asks for function-granular KASLR but has fewer than two function sections; $hint"
+	"$e\\bad\\k2 has 0 code sections named .text.*: kernel asks for function-granular KASLR but has fewer than two function sections; $hint"
 	"$e\\bad\\k3: table '.fgk_nope': a table named in the function-granular KASLR note is absent or malformed; $hint"
 	"$e\\bad\\k4: malformed function-granular KASLR note; $hint"
 	"$e\\bad\\k4: malformed function-granular KASLR note; $hint"
