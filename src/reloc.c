@@ -686,11 +686,10 @@ uint64_t reloc_max_vend(const struct elf_image *img)
 	if (!img || img->reloc_kind != ELF_RELOC_SECTIONS || img->link_vbase >= RELOC_TOP_2G)
 		return 0;
 	memset(&scratch, 0, sizeof(scratch));
+	memset(&c, 0, sizeof(c)); /* no map, no symbol cache, no SHNDX sections found yet */
 	c.img = img;
 	c.dest = NULL;
-	c.delta = 0;
 	c.rep = &scratch;
-	c.max_vend = 0;
 	(void)reloc_sections(&c);
 	return c.max_vend;
 }
