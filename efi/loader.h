@@ -14,6 +14,7 @@
 #include "options.h"
 #include "kaslr_boot.h"
 #include "e820.h"
+#include "fgkaslr.h"
 
 /*
  * Memory types from the OS-loader range (0x80000000..0xffffffff, UEFI spec
@@ -57,6 +58,11 @@ struct kernel_layout {
 	 * it) must stay out of, e.g. Linux's memmap= */
 	struct mem_region avoid[KERNEL_LAYOUT_AVOID_MAX];
 	size_t navoid;
+	/* function-granular KASLR: the kernel's request, already checked with
+	 * fgk_check() (the protocol keeps it alive), or NULL.  When set, the
+	 * placement shuffles the functions with fgk_apply() instead of
+	 * relocating with reloc_apply(). */
+	const struct kaslr_fgk_request *fgk;
 };
 
 /*
@@ -113,11 +119,18 @@ struct loader {
 	uint64_t virt_slots;
 	uint64_t entry;
 	uint64_t relocs;
+	struct fgk_report fgk; /* what the shuffle did (functions 0: none) */
 };
 
 /* efi/place.c: choose and reserve the physical and virtual bases, copy and
  * relocate the kernel there.  Logs its own failure. */
 EFI_STATUS place_kernel(struct loader *L);
+
+/*
+ * Memory for the function-granular KASLR core (fgkaslr.h), from firmware
+ * pool; the core gives back all of it before each call returns.
+ */
+extern const struct fgk_alloc place_fgk_alloc;
 
 /* Give back the kernel's pages (a boot that failed after place_kernel). */
 void place_release(struct loader *L);

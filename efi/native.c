@@ -13,11 +13,14 @@
  * the largest map the final EFI map's buffer can hold; the modules
  * themselves are in pages of their own (efi/module.c).
  */
+#include <elf.h>
+
 #include "proto.h"
 #include "log.h"
 #include "tpm.h"
 #include "e820.h"
 #include "elfnote.h"
+#include "fgkaslr.h"
 #include "slot.h"
 #include "tsc.h"
 
@@ -38,6 +41,9 @@ static EFI_PHYSICAL_ADDRESS nv_block;
 static EFI_PHYSICAL_ADDRESS nv_mmap;
 static UINTN nv_mmap_pages;
 
+/* the kernel's function-granular KASLR request, while L->layout.fgk points here */
+static struct kaslr_fgk_request nv_fgk;
+
 static uint8_t *nv_page(unsigned n)
 {
 	return (uint8_t *)phys_to_ptr(nv_block) + (UINTN)n * PAGE_SIZE;
@@ -50,6 +56,69 @@ static int native_probe(const struct loader *L)
 	return 1;
 }
 
+/* One line saying why a kernel that asks for function-granular KASLR
+ * cannot have it (fgk_check()'s error and report). */
+static EFI_STATUS native_fgk_refuse(const struct loader *L, enum ldr_err err,
+				    const struct fgk_report *rep)
+{
+	const CHAR16 *path = L->kernel_path;
+	EFI_STATUS st = log_status_of(err);
+
+	switch (err) {
+	case LDR_E_FGK_NOT_SECTIONS:
+		return log_ldr(st, err, L"%s asks for function-granular KASLR but is %s", path,
+			       L->elf.type == ET_DYN ? L"a PIE (ET_DYN)" :
+			       L"an ET_EXEC without --emit-relocs sections");
+	case LDR_E_FGK_NO_FUNCTIONS:
+		return log_ldr(st, err, L"%s has %d code sections named .text.*", path,
+			       (int)rep->functions);
+	case LDR_E_FGK_LAYOUT:
+		return log_ldr(st, err, L"%s asks for function-granular KASLR (%d function sections)",
+			       path, (int)rep->functions);
+	case LDR_E_FGK_ROOM:
+		return log_ldr(st, err, L"%s: a shuffled order of its %d functions may need %ld bytes, it leaves %ld",
+			       path, (int)rep->functions, rep->room_need, rep->room_have);
+	case LDR_E_FGK_TABLE:
+		if (rep->bad_table >= 0 && (uint32_t)rep->bad_table < nv_fgk.ntables)
+			return log_ldr(st, err, L"%s: table '%a'", path,
+				       nv_fgk.table[rep->bad_table].name);
+		break;
+	default:
+		break;
+	}
+	return log_ldr(st, err, L"%s: checking its functions for function-granular KASLR", path);
+}
+
+/*
+ * The functions note: absent, the kernel is relocated as a whole; present,
+ * it is checked now (before any slot is drawn) and a kernel that cannot be
+ * shuffled as it asks is refused, with nokaslr too - so nokaslr never lets
+ * a build boot that would not boot without it.  nokaslr keeps link order.
+ */
+static EFI_STATUS native_fgk(struct loader *L)
+{
+	struct fgk_report rep;
+	enum ldr_err err;
+
+	err = elf_note_fgkaslr(&L->elf, &nv_fgk);
+	if (err == LDR_E_INVAL)
+		return EFI_SUCCESS; /* not asked */
+	if (err != LDR_OK)
+		return log_ldr(log_status_of(err), err, L"%s", L->kernel_path);
+	err = fgk_check(&L->elf, &nv_fgk, &place_fgk_alloc, &rep);
+	if (err != LDR_OK)
+		return native_fgk_refuse(L, err, &rep);
+	if (L->opt.nokaslr) {
+		log_info(L"nokaslr: the kernel's %d functions stay in link order", (int)rep.functions);
+		return EFI_SUCCESS;
+	}
+	L->layout.fgk = &nv_fgk;
+	log_info(L"kernel asks for function-granular KASLR: %d functions in %ld bytes, room for %ld (any order needs at most %ld), %d sorted table(s)",
+		 (int)rep.functions, rep.region_size, rep.room_have, rep.room_need,
+		 (int)nv_fgk.ntables);
+	return EFI_SUCCESS;
+}
+
 static EFI_STATUS native_load(struct loader *L)
 {
 	struct elf_limits lim = elf_default_limits();
@@ -57,6 +126,7 @@ static EFI_STATUS native_load(struct loader *L)
 	struct elf_wx_clash wx;
 	uint64_t lo, hi;
 	enum ldr_err err;
+	EFI_STATUS st;
 
 	lim.allow_wx_linux = 0; /* W+X is Linux's exception, never ours */
 	err = elf_parse_diag(L->image_buf, L->image_size, &lim, &L->elf, &wx);
@@ -84,6 +154,9 @@ static EFI_STATUS native_load(struct loader *L)
 	if (L->elf.link_vbase >= NV_UPPER_HALF && L->elf.link_vbase < LDR_HIGH_BASE && log_verbose)
 		log_warn(L"%s is linked at 0x%lx, in the upper half but below 0x%lx: it runs identity-mapped at its physical address, with no virtual KASLR",
 			 L->kernel_path, L->elf.link_vbase, LDR_HIGH_BASE);
+	st = native_fgk(L);
+	if (EFI_ERROR(st))
+		return st;
 	if (L->elf.link_vbase < LDR_HIGH_BASE) {
 		/* runs at its physical address, so 32-bit absolute relocation
 		 * fields (small code model) bound where it may go */
@@ -190,6 +263,12 @@ static EFI_STATUS native_prepare(struct loader *L, const struct handoff_env *env
 	native_modules(L, info);
 	/* after the last measurement: the kernel gets the TPM event log */
 	tpm_install_linux_event_log();
+	if (L->flags & KB_FLAG_FGKASLR) {
+		info->fgk_functions = L->fgk.functions;
+		info->fgk_moved = L->fgk.moved;
+		info->fgk_perm_millibits = L->fgk.perm_millibits;
+		info->fgk_entropy_millibits = L->fgk.entropy_millibits;
+	}
 	return EFI_SUCCESS;
 }
 

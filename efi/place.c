@@ -3,7 +3,8 @@
  * protocol's size and alignment, at least 2 MiB-aligned) in memory that is
  * free now, reserved with AllocatePages(AllocateAddress), and, when the
  * protocol gives a virtual window, an independently drawn virtual base;
- * then the segments are copied there and relocated.
+ * then the segments are copied there and relocated - with the functions
+ * shuffled first when the protocol asks for function-granular KASLR.
  */
 #include "loader.h"
 #include "log.h"
@@ -11,6 +12,7 @@
 #include "e820.h"
 #include "slot.h"
 #include "reloc.h"
+#include "tsc.h"
 
 /* a refused slot is excluded and another drawn, this many times at most */
 #define PLACE_TRIES 16
@@ -267,9 +269,111 @@ void place_release(struct loader *L)
 	L->phys_base = 0;
 }
 
+/* ------------------------------------------- function-granular KASLR */
+
+/* pool bytes the core holds now and at most (verbose reports the peak) */
+static struct {
+	uint64_t live, peak;
+} place_fgk_mem;
+
+static void *place_fgk_pool_alloc(void *ctx, uint64_t size)
+{
+	void *p = NULL;
+
+	(void)ctx;
+	if (size > (UINTN)-1 ||
+	    EFI_ERROR(uefi_call_wrapper(BS->AllocatePool, 3, EfiLoaderData, (UINTN)size, &p)))
+		return NULL;
+	place_fgk_mem.live += size;
+	if (place_fgk_mem.live > place_fgk_mem.peak)
+		place_fgk_mem.peak = place_fgk_mem.live;
+	return p;
+}
+
+static void place_fgk_pool_free(void *ctx, void *p, uint64_t size)
+{
+	(void)ctx;
+	place_fgk_mem.live -= size;
+	uefi_call_wrapper(BS->FreePool, 1, p);
+}
+
+const struct fgk_alloc place_fgk_alloc = {
+	.alloc = place_fgk_pool_alloc,
+	.free = place_fgk_pool_free,
+	.ctx = NULL,
+};
+
+/* n / 1000 with three decimals, for millibits */
+#define PLACE_MILLI(n) (uint64_t)((n) / 1000), (unsigned)((n) % 1000)
+
+/* verbose: what the shuffle did and what it cost */
+static void place_log_fgk(const struct fgk_report *f, uint64_t us)
+{
+	log_info(L"function-granular KASLR: %d of %d functions moved, %d table(s) of %ld entries re-sorted, %ld us, %ld KiB of pool at most",
+		 f->moved, f->functions, f->tables, f->table_entries, us,
+		 (place_fgk_mem.peak + KIB - 1) / KIB);
+	if (f->entropy_millibits < f->perm_millibits)
+		log_info(L"function order: %ld.%03d bits of entropy (log2(%d!) = %ld.%03d, capped by the %d-bit seed)",
+			 PLACE_MILLI(f->entropy_millibits), f->functions,
+			 PLACE_MILLI(f->perm_millibits), FGK_SEED_BITS);
+	else
+		log_info(L"function order: %ld.%03d bits of entropy (log2(%d!))",
+			 PLACE_MILLI(f->entropy_millibits), f->functions);
+}
+
+/*
+ * The loaded image relocated for L->virt_base: with the functions shuffled
+ * (fgk_apply(), drawing from the placement's generator) when the layout
+ * carries a request, else reloc_apply().  Sets L->relocs, L->fgk and the
+ * entry's loaded offset; logs its own failure.
+ */
+static EFI_STATUS place_relocate(struct loader *L, void *dest, uint64_t *ret_entry_off)
+{
+	const struct kaslr_fgk_request *req = L->layout.fgk;
+	struct reloc_report rep;
+	uint64_t t0 = log_verbose ? tsc_read() : 0, us;
+	enum ldr_err err;
+
+	SetMem(&L->fgk, sizeof(L->fgk), 0);
+	SetMem(&rep, sizeof(rep), 0);
+	if (req) {
+		place_fgk_mem.live = place_fgk_mem.peak = 0;
+		err = fgk_apply(&L->elf, req, dest, L->layout.size, L->virt_base, place_draw,
+				&L->sec.drbg, &place_fgk_alloc, &L->fgk);
+		rep = L->fgk.reloc;
+	} else {
+		err = reloc_apply(&L->elf, dest, L->layout.size, L->virt_base, &rep);
+	}
+	if (err == LDR_E_RELOC_TYPE)
+		return log_fail(EFI_UNSUPPORTED, L"kernel has relocation type %d, which this loader does not apply; rebuild it as PIE or with -mcmodel=kernel --emit-relocs",
+				rep.bad_type);
+	if (err != LDR_OK && req && L->fgk.bad_table >= 0 && (uint32_t)L->fgk.bad_table < req->ntables)
+		return log_ldr(log_status_of(err), err,
+			       L"re-sorting the kernel's table '%a' for its shuffled functions",
+			       req->table[L->fgk.bad_table].name);
+	if (err != LDR_OK && req)
+		return log_ldr(log_status_of(err), err,
+			       L"shuffling the kernel's functions and relocating it (after %ld relocations)",
+			       rep.count);
+	if (err != LDR_OK)
+		return log_ldr(EFI_LOAD_ERROR, err, L"relocating the kernel (after %ld relocations)",
+			       rep.count);
+	us = log_verbose ? (tsc_read() - t0) / tsc_per_us() : 0;
+	L->relocs = rep.count;
+	*ret_entry_off = L->elf.entry_off;
+	if (req) {
+		L->flags |= KB_FLAG_FGKASLR;
+		*ret_entry_off = L->fgk.entry_off;
+		place_log_fgk(&L->fgk, us);
+	}
+	log_info(L"kernel at phys 0x%lx virt 0x%lx, %ld relocations applied in %ld us",
+		 L->phys_base, L->virt_base, rep.count, us);
+	return EFI_SUCCESS;
+}
+
 EFI_STATUS place_kernel(struct loader *L)
 {
-	struct reloc_report rep;
+	uint64_t entry_off = 0;
 	void *dest;
 	enum ldr_err err;
 	EFI_STATUS st;
@@ -286,22 +390,10 @@ EFI_STATUS place_kernel(struct loader *L)
 		st = log_ldr(EFI_LOAD_ERROR, err, L"copying the kernel's segments");
 		goto fail;
 	}
-	SetMem(&rep, sizeof(rep), 0);
-	err = reloc_apply(&L->elf, dest, L->layout.size, L->virt_base, &rep);
-	if (err == LDR_E_RELOC_TYPE) {
-		st = log_fail(EFI_UNSUPPORTED, L"kernel has relocation type %d, which this loader does not apply; rebuild it as PIE or with -mcmodel=kernel --emit-relocs",
-			      rep.bad_type);
+	st = place_relocate(L, dest, &entry_off);
+	if (EFI_ERROR(st))
 		goto fail;
-	}
-	if (err != LDR_OK) {
-		st = log_ldr(EFI_LOAD_ERROR, err, L"relocating the kernel (after %ld relocations)",
-			     rep.count);
-		goto fail;
-	}
-	L->relocs = rep.count;
-	L->entry = (L->layout.enter_phys ? L->phys_base : L->virt_base) + L->elf.entry_off;
-	log_info(L"kernel at phys 0x%lx virt 0x%lx, %ld relocations applied",
-		 L->phys_base, L->virt_base, rep.count);
+	L->entry = (L->layout.enter_phys ? L->phys_base : L->virt_base) + entry_off;
 	return EFI_SUCCESS;
 fail:
 	place_release(L);

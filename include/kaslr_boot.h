@@ -71,6 +71,7 @@ struct kb_mem_entry {
 #define KB_FLAG_NOKASLR      (1u << 2) /* nokaslr: lowest valid slot */
 #define KB_FLAG_VIRT_KASLR   (1u << 3) /* the virtual base was randomized */
 #define KB_FLAG_NO_NX        (1u << 4) /* the CPU has no NX: nothing is no-execute */
+#define KB_FLAG_FGKASLR      (1u << 5) /* the functions were shuffled: fgk_* fields below */
 
 struct kb_framebuffer {
 	uint64_t base;   /* physical; 0 when there is no GOP */
@@ -143,6 +144,16 @@ struct kaslr_boot_info {
 	uint32_t module_count;
 	uint32_t module_entry_size; /* sizeof(struct kb_module) */
 	uint64_t tsc_hz;            /* TSC ticks per second, as the loader found; 0 if unknown */
+	/*
+	 * Also version 2, function-granular KASLR (PROTOCOL.md): what the
+	 * loader did with a kernel that asked for it.  All zero unless flags
+	 * has KB_FLAG_FGKASLR.
+	 */
+	uint32_t fgk_functions;          /* function sections shuffled */
+	uint32_t fgk_moved;              /* of them, how many left their link address */
+	uint64_t fgk_perm_millibits;     /* floor(1000 * log2(fgk_functions!)) */
+	uint64_t fgk_entropy_millibits;  /* min(fgk_perm_millibits, 256000): the
+					    256-bit seed caps what the order can hold */
 };
 
 /*
@@ -229,7 +240,11 @@ KB_ASSERT(offsetof(struct kb_module, reserved) == 28, "reserved");
 KB_ASSERT(sizeof(struct kb_mem_entry) == 24, "kb_mem_entry size");
 KB_ASSERT(sizeof(struct kb_framebuffer) == 48, "kb_framebuffer size");
 KB_ASSERT(sizeof(struct kb_module) == 32, "kb_module size");
+KB_ASSERT(offsetof(struct kaslr_boot_info, fgk_functions) == 312, "fgk_functions");
+KB_ASSERT(offsetof(struct kaslr_boot_info, fgk_moved) == 316, "fgk_moved");
+KB_ASSERT(offsetof(struct kaslr_boot_info, fgk_perm_millibits) == 320, "fgk_perm_millibits");
+KB_ASSERT(offsetof(struct kaslr_boot_info, fgk_entropy_millibits) == 328, "fgk_entropy_millibits");
 /* version 1 ended at pml4: 288 bytes */
-KB_ASSERT(sizeof(struct kaslr_boot_info) == 312, "kaslr_boot_info size, version 2");
+KB_ASSERT(sizeof(struct kaslr_boot_info) == 336, "kaslr_boot_info size, version 2");
 
 #endif

@@ -30,6 +30,12 @@ extern const uint64_t fgk_link[];
 extern const uint64_t fgk_anchor[];
 uint64_t fgk_direct(uint32_t i, uint64_t d);
 
+/* the other two function sections, the dispatcher and the entry point
+ * (entry.S's, moved into .text._start by payload/fgk.mk), and their link
+ * addresses as absolute symbols (fgkgen's OUT.lds) */
+void _start(void);
+extern const char fgk_link_direct[], fgk_link_start[];
+
 /* the table sections' bounds, from payload/fgk.lds */
 extern const struct fgk_abs_entry fgk_abs_start[], fgk_abs_end[];
 extern const struct fgk_rel_entry fgk_rel_start[], fgk_rel_end[];

@@ -2,16 +2,21 @@
  * payload/fgk_main.c - the function-granular KASLR test kernel's own
  * checks, run before the common ones of payload/main.c (entry.S calls
  * fgk_payload_main in this variant; it ends in payload_main).  It calls
- * every generated function by every route, counts how many functions the
- * loader moved away from their link addresses and how many neighbours
- * swapped order, and checks that both tables its note declares sorted are
- * sorted and complete.  One line on COM1:
+ * every generated function by every route, counts how many of its
+ * function sections (the generated functions, the dispatcher and the
+ * entry point: all it has, payload/fgk.mk) the loader moved away from
+ * their link addresses and how many neighbours swapped order, hashes the
+ * order, checks that both tables its note declares sorted are sorted and
+ * complete, and that the hand-off's function-granular KASLR fields say
+ * what it found.  One line on COM1:
  *
  *   fgk: functions=N moved=M inversions=K calls=C tables=2 entries=E sorted=1
+ *        order=0x<FNV-1a of the functions' link-relative run-time addresses>
+ *        handoff_functions=N handoff_moved=M handoff_millibits=B
  *
- * or "payload: FAIL fgk_<reason> ..." and QEMU's exit.  The command-line
- * word fgk.expect=moved makes an unshuffled kernel a failure,
- * fgk.expect=linked a shuffled one.
+ * (one line) or "payload: FAIL fgk_<reason> ..." and QEMU's exit.  The
+ * command-line word fgk.expect=moved makes an unshuffled kernel a
+ * failure, fgk.expect=linked a shuffled one.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -24,11 +29,24 @@
 #define FGK_EXIT_FAIL 0x11     /* QEMU exit status 35 */
 #define FGK_MAX       10000    /* fgkgen's limit */
 #define FGK_DEPTH     8        /* d = 1..8 reaches every case of the switch */
+#define FGK_EXTRA     2        /* function sections besides the generated ones */
+#define FGK_SEED_MILLIBITS 256000ULL /* what the loader's 256-bit seed caps the order to */
+#define FGK_FNV_OFFSET 0xcbf29ce484222325ULL
+#define FGK_FNV_PRIME  0x100000001b3ULL
+/* the hand-off's function-granular KASLR block ends here */
+#define FGK_HANDOFF_END \
+	(offsetof(struct kaslr_boot_info, fgk_entropy_millibits) + sizeof(uint64_t))
 
 void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp);
 void fgk_payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp);
 
 static uint8_t fgk_seen[FGK_MAX / 8 + 1];
+
+/* link addresses of the FGK_EXTRA sections (absolute: never relocated) */
+static const uint64_t fgk_link_extra[FGK_EXTRA] = {
+	(uint64_t)(uintptr_t)fgk_link_direct,
+	(uint64_t)(uintptr_t)fgk_link_start,
+};
 
 /* the functions note: asks for the shuffle, declares both tables sorted */
 __asm__(".pushsection .note.kaslr, \"\", @note\n"
@@ -166,34 +184,82 @@ static uint64_t fgk_check_tables(uint32_t n)
 	return na + nr;
 }
 
+/* Function section k of n + FGK_EXTRA: its run-time and link address. */
+static void fgk_section(uint32_t k, uint32_t n, uint64_t *ret_rt, uint64_t *ret_link)
+{
+	if (k < n) {
+		*ret_rt = (uint64_t)(uintptr_t)fgk_ptr_ro[k];
+		*ret_link = fgk_link[k];
+	} else {
+		*ret_rt = k == n ? (uint64_t)(uintptr_t)fgk_direct : (uint64_t)(uintptr_t)_start;
+		*ret_link = fgk_link_extra[k - n];
+	}
+}
+
+/* FNV-1a over the eight bytes of v */
+static uint64_t fgk_fnv(uint64_t h, uint64_t v)
+{
+	for (unsigned b = 0; b < 8; b++) {
+		h ^= (v >> (8 * b)) & 0xff;
+		h *= FGK_FNV_PRIME;
+	}
+	return h;
+}
+
+/* The hand-off's fields agree with what the kernel found about itself:
+ * with KB_FLAG_FGKASLR the same counts, the entropy capped by the seed;
+ * without it, all zero and nothing moved. */
+static void fgk_check_handoff(const struct kaslr_boot_info *info, uint32_t nsec, uint64_t moved)
+{
+	if (info->size < FGK_HANDOFF_END)
+		fgk_fail("handoff_size", info->size, FGK_HANDOFF_END);
+	if (!(info->flags & KB_FLAG_FGKASLR)) {
+		if (moved != 0 || info->fgk_functions || info->fgk_moved || info->fgk_perm_millibits ||
+		    info->fgk_entropy_millibits)
+			fgk_fail("handoff_unflagged", moved, info->fgk_moved);
+		return;
+	}
+	if (info->fgk_functions != nsec)
+		fgk_fail("handoff_functions", info->fgk_functions, nsec);
+	if (info->fgk_moved != moved)
+		fgk_fail("handoff_moved", info->fgk_moved, moved);
+	if (info->fgk_perm_millibits == 0 ||
+	    info->fgk_entropy_millibits != (info->fgk_perm_millibits < FGK_SEED_MILLIBITS ?
+					    info->fgk_perm_millibits : FGK_SEED_MILLIBITS))
+		fgk_fail("handoff_entropy", info->fgk_perm_millibits, info->fgk_entropy_millibits);
+}
+
 void fgk_payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 {
-	uint32_t n = fgk_count;
-	uint64_t moved = 0, inversions = 0, calls, entries;
+	uint32_t n = fgk_count, nsec = fgk_count + FGK_EXTRA;
+	uint64_t moved = 0, inversions = 0, calls, entries, order = FGK_FNV_OFFSET;
 
 	serial_init();
 	if (info->magic != KB_MAGIC)   /* payload_main says what is wrong */
 		payload_main(info, entry_rsp);
 	if (n < 2 || n > FGK_MAX)
 		fgk_fail("count", n, FGK_MAX);
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t rt = (uint64_t)(uintptr_t)fgk_ptr_ro[i];
+	for (uint32_t k = 0; k < nsec; k++) {
+		uint64_t rt, link;
 
+		fgk_section(k, n, &rt, &link);
 		/* the build links them in id order: checked, not assumed */
-		if (i + 1 < n && fgk_link[i] >= fgk_link[i + 1])
-			fgk_fail("link_order", i, fgk_link[i]);
-		moved += rt - info->virt_offset != fgk_link[i];
-		if (i + 1 < n && rt > (uint64_t)(uintptr_t)fgk_ptr_ro[i + 1])
+		if (k + 1 < n && fgk_link[k] >= fgk_link[k + 1])
+			fgk_fail("link_order", k, fgk_link[k]);
+		moved += rt - info->virt_offset != link;
+		order = fgk_fnv(order, rt - info->virt_offset);
+		if (k + 1 < n && rt > (uint64_t)(uintptr_t)fgk_ptr_ro[k + 1])
 			inversions++;
 	}
 	calls = fgk_check_routes(n);
 	entries = fgk_check_tables(n);
+	fgk_check_handoff(info, nsec, moved);
 	if (fgk_expect(info, "moved") && (moved == 0 || inversions == 0))
 		fgk_fail("not_shuffled", moved, inversions);
 	if (fgk_expect(info, "linked") && moved != 0)
 		fgk_fail("shuffled", moved, inversions);
 	serial_puts("fgk: functions=");
-	serial_put_dec(n);
+	serial_put_dec(nsec);
 	serial_puts(" moved=");
 	serial_put_dec(moved);
 	serial_puts(" inversions=");
@@ -202,6 +268,14 @@ void fgk_payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	serial_put_dec(calls);
 	serial_puts(" tables=2 entries=");
 	serial_put_dec(entries);
-	serial_puts(" sorted=1\n");
+	serial_puts(" sorted=1 order=");
+	serial_put_hex(order);
+	serial_puts(" handoff_functions=");
+	serial_put_dec(info->fgk_functions);
+	serial_puts(" handoff_moved=");
+	serial_put_dec(info->fgk_moved);
+	serial_puts(" handoff_millibits=");
+	serial_put_dec(info->fgk_entropy_millibits);
+	serial_putc('\n');
 	payload_main(info, entry_rsp);
 }

@@ -20,7 +20,9 @@
  *   fgk_ptr_ro[N], fgk_ptr_rw[N]: the functions' addresses (.rodata, .data)
  *   fgk_link[N]: their link-time addresses, from the absolute symbols
  *       fgk_link_i = ABSOLUTE(fgk_fn_i) of OUT.lds (no relocation moves an
- *       absolute symbol, so these keep the linked layout)
+ *       absolute symbol, so these keep the linked layout); OUT.lds also
+ *       defines fgk_link_direct and fgk_link_start, the same for
+ *       fgk_direct and the entry point _start
  *   fgk_anchor[N]: objects the .fgk_rel entries point at
  *   .fgk_rel: N entries { fgk_fn_i - ., &fgk_anchor[i] - ., i, 0 }
  *   .fgk_abs: N entries { fgk_fn_i, i }
@@ -115,6 +117,8 @@ int main(int argc, char **argv)
 		fprintf(out, "uint64_t %s(uint64_t d);\nextern const char fgk_link_%04u[];\n", name, i);
 		fprintf(lds, "fgk_link_%04u = ABSOLUTE(%s);\n", i, name);
 	}
+	fprintf(lds, "fgk_link_direct = ABSOLUTE(fgk_direct);\n");
+	fprintf(lds, "fgk_link_start = ABSOLUTE(_start);\n");
 	fprintf(out, "\nconst uint32_t fgk_count = %uu;\n", n);
 	emit_array("uint64_t (*const fgk_ptr_ro[%u])(uint64_t)", "fgk_fn_%04u", n);
 	emit_array("uint64_t (*fgk_ptr_rw[%u])(uint64_t)", "fgk_fn_%04u", n);

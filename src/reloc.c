@@ -689,9 +689,7 @@ uint64_t reloc_max_vend(const struct elf_image *img)
 	memset(&c, 0, sizeof(c)); /* no map, no symbol cache, nothing scanned */
 	c.img = img;
 	c.dest = NULL;
-	c.delta = 0;
 	c.rep = &scratch;
-	c.max_vend = 0;
 	(void)reloc_sections(&c);
 	return c.max_vend;
 }

@@ -117,7 +117,10 @@ enum ldr_err rtmap_ranges(const void *map, uint64_t map_size, uint64_t desc_size
 			flags |= RTMAP_W;
 		if (!(attr & EFI_MA_XP))
 			flags |= RTMAP_X;
-		rtmap_desc_range(d, &addr, &size); /* checked by rtmap_mat_ok */
+		/* rtmap_mat_ok checked every entry; tested anyway, as above, so
+		 * that addr and size are never used unset (gcc -O2 warns) */
+		if (!rtmap_desc_range(d, &addr, &size))
+			continue;
 		err = rtmap_push(out, cap, &n, addr, size, flags);
 		if (err != LDR_OK)
 			return err;

@@ -11,6 +11,19 @@
 #               exists
 #   linux-boot  test/linux/compare-boot.sh (QEMU start to "Linux version",
 #               this loader against systemd-boot + the kernel's EFI stub)
+#   fgk-boot    function-granular KASLR: kernel-fgk.elf (1202 function
+#               sections) shuffled against the same file without its
+#               functions note (objcopy -R .note.kaslr: relocated as a
+#               whole, placed the same way), BENCH_BOOTS quiet boots of
+#               each, alternating: wall seconds to the payload's PASS
+#               line and milliseconds from OVMF's "BdsDxe: starting" to
+#               it (the loader and the kernel, without firmware's noisy
+#               seconds), medians, ratio, and the median of the paired
+#               differences; then one verbose boot of each under QEMU's
+#               -icount (guest time counts instructions, not the host's
+#               load): the loader's parse step (where the functions note
+#               is checked), its relocation (fgk_apply against
+#               reloc_apply), and the differences
 # Never fails on a number; a boot that does not finish becomes a row.
 set -u
 export LC_ALL=C
@@ -155,6 +168,92 @@ if [ -s "$LINUX" ]; then
 else
 	row boot "vmlinux.gz (this loader)" "runs" "$NA_LINUX"
 	row boot-steps "vmlinux.gz (verbose)" "total us" "$NA_LINUX"
+fi
+
+# ---- function-granular KASLR: the shuffled test kernel against the same
+# file without its functions note
+FGK=$B/payload/kernel-fgk.elf
+FGK_ICOUNT=3
+FS="kernel-fgk.elf shuffled" FR="the same without its note (reference)"
+FQ="shuffled / reference" FD="shuffled - reference"
+
+# fgk_us LOG PATTERN: N from the first loader line "PATTERN ... N us"
+fgk_us() { clean "$1" | sed -n "s/.*kaslr-loader: $2.* \([0-9][0-9]*\) us\$/\1/p" | head -n 1; }
+# fgk_calc AWK-EXPR a b: the expression of two numbers, or n/a when one is missing
+fgk_calc() {
+	awk -v a="$2" -v b="$3" "BEGIN { if (a !~ /^-?[0-9.]+\$/ || b !~ /^-?[0-9.]+\$/ || b + 0 == 0) print \"n/a\"; else printf $1 }"
+}
+# fgk_med FILE total|bds: median over the boots that reached PASS of the
+# seconds from the start, or of the ms from "BdsDxe: starting"
+fgk_med() {
+	awk -v m="$2" '$1 != "-" && $2 != "-" {print m == "total" ? $2 : ($2 - $1) * 1000}' "$1" |
+		stats | cut -d' ' -f1
+}
+
+fgk_bench() {
+	local ref=$W/kernel-fgk-nonote.elf k i ws wr bs br d ps pr rs rr
+	objcopy -R .note.kaslr "$FGK" "$ref" || { row fgk-boot "$FS" "boots" "error: objcopy failed"; return; }
+	for k in fgk fgk-ref; do
+		if [ "$k" = fgk ]; then set -- "$FGK" moved; else set -- "$ref" linked; fi
+		printf 'cmdline fgk.expect=%s\n' "$2" >"$W/$k.conf"
+		printf 'verbose\ncmdline fgk.expect=%s\n' "$2" >"$W/$k-v.conf"
+		if ! test/qemu/mkesp.sh "$W/$k.img" "$B/BOOTX64.EFI" "$1" \
+			EFI/BOOT/kaslr.conf="$W/$k.conf" >/dev/null 2>&1 ||
+			! test/qemu/mkesp.sh "$W/$k-v.img" "$B/BOOTX64.EFI" "$1" \
+				EFI/BOOT/kaslr.conf="$W/$k-v.conf" >/dev/null 2>&1; then
+			row fgk-boot "$FS" "boots" "error: mkesp failed"
+			return
+		fi
+		: >"$W/$k-times.txt"
+	done
+	# alternating: a pair is one shuffled boot and the reference right after
+	for i in $(seq 1 "$RUNS"); do
+		for k in fgk fgk-ref; do
+			timed_boot "$W/$k.img" "$W/$k-$i.log" 'payload: PASS' >>"$W/$k-times.txt"
+		done
+	done
+	ws=$(fgk_med "$W/fgk-times.txt" total) wr=$(fgk_med "$W/fgk-ref-times.txt" total)
+	bs=$(fgk_med "$W/fgk-times.txt" bds) br=$(fgk_med "$W/fgk-ref-times.txt" bds)
+	d=$(paste "$W/fgk-times.txt" "$W/fgk-ref-times.txt" |
+		awk '$1 != "-" && $2 != "-" && $3 != "-" && $4 != "-" {print (($2 - $1) - ($4 - $3)) * 1000}' |
+		stats | cut -d' ' -f1)
+	row fgk-boot "$FS" "boots" "$RUNS"
+	row fgk-boot "$FR" "boots" "$RUNS"
+	row fgk-boot "$FS" "wall s" "$ws"
+	row fgk-boot "$FR" "wall s" "$wr"
+	row fgk-boot "$FQ" "wall s" "$(fgk_calc '"%.3f", a / b' "$ws" "$wr")"
+	row fgk-boot "$FS" "BdsDxe to PASS ms" "$bs"
+	row fgk-boot "$FR" "BdsDxe to PASS ms" "$br"
+	row fgk-boot "$FQ" "BdsDxe to PASS ms" "$(fgk_calc '"%.2f", a / b' "$bs" "$br")"
+	row fgk-boot "$FD" "BdsDxe to PASS ms" "$d"
+	# one verbose boot each with guest time counted in instructions
+	for k in fgk fgk-ref; do
+		test/qemu/boot.sh --log "$W/$k-icount.log" --timeout 300 --cpu max \
+			--icount "$FGK_ICOUNT" "$W/$k-v.img" >/dev/null 2>&1
+	done
+	ps=$(fgk_us "$W/fgk-icount.log" 'time: parse') pr=$(fgk_us "$W/fgk-ref-icount.log" 'time: parse')
+	rs=$(fgk_us "$W/fgk-icount.log" 'kernel at phys .* relocations applied in')
+	rr=$(fgk_us "$W/fgk-ref-icount.log" 'kernel at phys .* relocations applied in')
+	row fgk-boot "$FS" "icount: parse ms" "$(fgk_calc '"%.1f", a / b' "$ps" 1000)"
+	row fgk-boot "$FR" "icount: parse ms" "$(fgk_calc '"%.1f", a / b' "$pr" 1000)"
+	row fgk-boot "$FD" "icount: parse ms" "$(fgk_calc '"%.1f", (a - b) / 1000' "$ps" "$pr")"
+	row fgk-boot "$FS" "icount: relocate ms" "$(fgk_calc '"%.1f", a / b' "$rs" 1000)"
+	row fgk-boot "$FR" "icount: relocate ms" "$(fgk_calc '"%.1f", a / b' "$rr" 1000)"
+	row fgk-boot "$FD" "icount: relocate ms" "$(fgk_calc '"%.1f", (a - b) / 1000' "$rs" "$rr")"
+	row fgk-boot "$FQ" "icount: relocate ms" "$(fgk_calc '"%.2f", a / b' "$rs" "$rr")"
+	row fgk-boot "$FS" "relocations" \
+		"$(clean "$W/fgk-icount.log" | sed -n 's/.*, \([0-9]*\) relocations applied in .*/\1/p' | head -n 1)"
+	row fgk-boot "$FR" "relocations" \
+		"$(clean "$W/fgk-ref-icount.log" | sed -n 's/.*, \([0-9]*\) relocations applied in .*/\1/p' | head -n 1)"
+	row fgk-boot "$FS" "moved (payload)" \
+		"$(clean "$W/fgk-icount.log" | sed -n 's/^fgk: .* moved=\([0-9]*\) .*/\1/p' | head -n 1)"
+	row fgk-boot "$FS" "entropy bits (hand-off)" "$(clean "$W/fgk-icount.log" |
+		sed -n 's/^fgk: .* handoff_millibits=\([0-9]*\).*/\1/p' | awk '{printf "%.3f", $1 / 1000}')"
+}
+if [ -s "$FGK" ]; then
+	fgk_bench
+else
+	row fgk-boot "$FS" "boots" "n/a ($FGK missing: make payloads)"
 fi
 
 if [ -s "$LINUX" ] && [ -x test/linux/compare-boot.sh ]; then

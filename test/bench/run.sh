@@ -120,6 +120,7 @@ if [ -n "$QUICK" ]; then
 	row boot "kernel-high.elf.gz" "runs" "n/a (skipped: BENCH_QUICK)"
 	row boot-steps "kernel-high.elf.gz (verbose)" "total us" "n/a (skipped: BENCH_QUICK)"
 	row linux-boot "compare-boot.sh" "result" "n/a (skipped: BENCH_QUICK)"
+	row fgk-boot "kernel-fgk.elf shuffled" "boots" "n/a (skipped: BENCH_QUICK)"
 else
 	echo "bench: QEMU boots (${BENCH_BOOTS:-5} timed + verbose; a few minutes)" >&2
 	BUILD=$B test/bench/boot.sh >>"$tmp" 2>>"$O/bench.err"

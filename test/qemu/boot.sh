@@ -24,6 +24,9 @@
 #   --tpm DIR       a TPM 2.0 (swtpm, state in DIR) on tpm-tis; after QEMU
 #                   exits its volatile state (PCRs) is saved in DIR, to be read
 #                   with test/qemu/tpm-pcrs.sh DIR
+#   --icount N      guest time from the instruction count (-icount
+#                   shift=N,sleep=off: 2^N virtual ns per instruction), so
+#                   the guest's own timings count work, not the host's load
 # Exit status: QEMU's (33 = payload PASS, 35 = payload FAIL via isa-debug-exit),
 # 124 on timeout (or --idle), 0 when --until matched.
 set -u
@@ -46,6 +49,7 @@ while [ $# -gt 1 ]; do
 	--idle) idle=$2; shift ;;
 	--secureboot) sb=1 ;;
 	--tpm) tpm=$2; shift ;;
+	--icount) extra+=(-icount "shift=$2,sleep=off"); shift ;;
 	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift

@@ -60,6 +60,28 @@ static void small_kernel_2m(void)
 	eb_put32(&e, off_of(EB_P + 0x4c), (uint32_t)(EB_P + 2 * MIB));
 }
 
+/* Fill the stack below the caller with junk, where the next call's
+ * locals will be: a local the code under test forgets to set reads it. */
+static __attribute__((noinline)) void dirty_stack(void)
+{
+	volatile unsigned char junk[16384];
+
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = 0xa5;
+}
+
+/* reloc_max_vend() walks with a context of its own: every field of it
+ * set (an unset map or symbol cache pointer was followed at -O2). */
+TEST(test_limit_stack_junk)
+{
+	struct elf_image img;
+
+	small_kernel();
+	CHECK(parse(&img) == LDR_OK, "small-model kernel parses");
+	dirty_stack();
+	CHECK_EQ_U64(reloc_max_vend(&img), 2 * GIB, "reloc_max_vend over a dirty stack");
+}
+
 TEST(test_limit_values)
 {
 	struct elf_image img;
