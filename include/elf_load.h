@@ -7,6 +7,7 @@
 #ifndef ELF_LOAD_H
 #define ELF_LOAD_H
 
+#include <elf.h>
 #include <stdint.h>
 
 #include "ldr.h"
@@ -171,6 +172,12 @@ enum ldr_err elf_parse(const void *file, uint64_t size,
 enum ldr_err elf_parse_diag(const void *file, uint64_t size,
 			    const struct elf_limits *lim, struct elf_image *ret_img,
 			    struct elf_wx_clash *wx_clash);
+
+/*
+ * Section header i of an image elf_parse() accepted (i < img->shnum: the
+ * table was validated there), copied out (the file need not be aligned).
+ */
+void elf_shdr(const struct elf_image *img, uint32_t i, Elf64_Shdr *sh);
 
 /*
  * Copy every segment of img to dest + seg.load_off and zero the rest of

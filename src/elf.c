@@ -188,7 +188,7 @@ static enum ldr_err elf_read_phdrs(const uint8_t *f, uint64_t size,
 	return LDR_OK;
 }
 
-static void elf_read_shdr(const struct elf_image *img, unsigned i, Elf64_Shdr *sh)
+void elf_shdr(const struct elf_image *img, uint32_t i, Elf64_Shdr *sh)
 {
 	memcpy(sh, img->file + img->shoff + (uint64_t)i * sizeof(*sh), sizeof(*sh));
 }
@@ -236,7 +236,7 @@ static enum ldr_err elf_read_shdrs(const Elf64_Ehdr *eh, struct elf_image *img)
 	for (unsigned i = 1; i < img->shnum; i++) {
 		Elf64_Shdr sh;
 
-		elf_read_shdr(img, i, &sh);
+		elf_shdr(img, i, &sh);
 		if (sh.sh_type == SHT_NOBITS || sh.sh_type == SHT_NULL || sh.sh_size == 0)
 			continue;
 		if (!ldr_in_bounds(sh.sh_offset, sh.sh_size, img->file_size))
@@ -488,13 +488,13 @@ static enum ldr_err elf_check_rela_sections(struct elf_image *img)
 	for (unsigned i = 1; i < img->shnum; i++) {
 		Elf64_Shdr sh, tgt, sym;
 
-		elf_read_shdr(img, i, &sh);
+		elf_shdr(img, i, &sh);
 		if ((sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) ||
 		    (sh.sh_flags & SHF_ALLOC))
 			continue;
 		if (sh.sh_info == 0 || sh.sh_info >= img->shnum)
 			return LDR_E_SHDRS_OUTSIDE;
-		elf_read_shdr(img, sh.sh_info, &tgt);
+		elf_shdr(img, sh.sh_info, &tgt);
 		if (!(tgt.sh_flags & SHF_ALLOC))
 			continue;
 		/* SHT_REL has 16-byte entries without addends: not x86-64's. */
@@ -505,7 +505,7 @@ static enum ldr_err elf_check_rela_sections(struct elf_image *img)
 			return LDR_E_RELA_OUTSIDE;
 		if (sh.sh_link == 0 || sh.sh_link >= img->shnum)
 			return LDR_E_RELOC_SYMBOL;
-		elf_read_shdr(img, sh.sh_link, &sym);
+		elf_shdr(img, sh.sh_link, &sym);
 		if (sym.sh_type != SHT_SYMTAB || sym.sh_entsize != sizeof(Elf64_Sym) ||
 		    !ldr_in_bounds(sym.sh_offset, sym.sh_size, img->file_size))
 			return LDR_E_RELOC_SYMBOL;

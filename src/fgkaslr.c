@@ -201,11 +201,6 @@ uint64_t fgk_log2_factorial_milli(uint64_t n)
 
 /* ----------------------------------------------------------- sections */
 
-static void fgk_shdr(const struct elf_image *img, uint32_t i, Elf64_Shdr *sh)
-{
-	memcpy(sh, img->file + img->shoff + (uint64_t)i * sizeof(*sh), sizeof(*sh));
-}
-
 /*
  * Whether section name sh_name starts with the len bytes of s inside the
  * names table.  Only those bytes are read: a name is never scanned for its
@@ -243,12 +238,12 @@ static int fgk_find_names(struct fgk_ctx *c)
 	memcpy(&eh, img->file, sizeof(eh));
 	i = eh.e_shstrndx;
 	if (i == SHN_XINDEX) {
-		fgk_shdr(img, 0, &sh);
+		elf_shdr(img, 0, &sh);
 		i = sh.sh_link;
 	}
 	if (i == 0 || i >= img->shnum)
 		return 0;
-	fgk_shdr(img, i, &sh);
+	elf_shdr(img, i, &sh);
 	if (sh.sh_type != SHT_STRTAB || !ldr_in_bounds(sh.sh_offset, sh.sh_size, img->file_size))
 		return 0;
 	c->str_off = sh.sh_offset;
@@ -297,7 +292,7 @@ static enum ldr_err fgk_classify(struct fgk_ctx *c)
 	for (uint32_t i = 1; i < img->shnum; i++) {
 		Elf64_Shdr sh;
 
-		fgk_shdr(img, i, &sh);
+		elf_shdr(img, i, &sh);
 		if (sh.sh_flags & SHF_ALLOC)
 			c->kind[i] |= FGK_KIND_ALLOC;
 		if (fgk_is_function(c, &sh)) {
@@ -338,7 +333,7 @@ static enum ldr_err fgk_functions(struct fgk_ctx *c)
 
 		if (!(c->kind[i] & FGK_KIND_FUNCTION))
 			continue;
-		fgk_shdr(img, i, &sh);
+		elf_shdr(img, i, &sh);
 		err = fgk_add_function(c, k, i, &sh);
 		if (err != LDR_OK)
 			return err;
@@ -394,7 +389,7 @@ static enum ldr_err fgk_room(struct fgk_ctx *c)
 
 		if (c->kind[i] != FGK_KIND_ALLOC)
 			continue;
-		fgk_shdr(img, i, &sh);
+		elf_shdr(img, i, &sh);
 		if (sh.sh_size == 0)
 			continue;
 		/* TLS templates have addresses that overlay other sections */
@@ -449,7 +444,7 @@ static enum ldr_err fgk_tables(struct fgk_ctx *c)
 
 		c->rep->bad_table = (int32_t)t;
 		if (c->tab_hits[t] == 1)
-			fgk_shdr(img, c->tab_idx[t], &found);
+			elf_shdr(img, c->tab_idx[t], &found);
 		if (c->tab_hits[t] != 1 || !(found.sh_flags & SHF_ALLOC) || found.sh_type == SHT_NOBITS ||
 		    found.sh_size % tb->entsize || found.sh_size / tb->entsize > UINT32_MAX ||
 		    elf_seg_of(img, found.sh_addr, found.sh_size) < 0 ||
@@ -656,14 +651,14 @@ static uint64_t fgk_symbols(const struct fgk_ctx *c)
 	for (uint32_t i = 1; i < img->shnum; i++) {
 		Elf64_Shdr sh, tgt;
 
-		fgk_shdr(img, i, &sh);
+		elf_shdr(img, i, &sh);
 		if (sh.sh_type != SHT_RELA || (sh.sh_flags & SHF_ALLOC) || sh.sh_info == 0 ||
 		    sh.sh_info >= img->shnum)
 			continue;
-		fgk_shdr(img, sh.sh_info, &tgt);
+		elf_shdr(img, sh.sh_info, &tgt);
 		if (!(tgt.sh_flags & SHF_ALLOC))
 			continue;
-		fgk_shdr(img, sh.sh_link, &tgt);
+		elf_shdr(img, sh.sh_link, &tgt);
 		return tgt.sh_size / sizeof(Elf64_Sym);
 	}
 	return 0;

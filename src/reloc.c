@@ -220,11 +220,6 @@ static enum ldr_err reloc_dyn_relr(struct reloc_ctx *c, uint64_t off, uint64_t s
 	return LDR_OK;
 }
 
-static void reloc_shdr(const struct elf_image *img, unsigned i, Elf64_Shdr *sh)
-{
-	memcpy(sh, img->file + img->shoff + (uint64_t)i * sizeof(*sh), sizeof(*sh));
-}
-
 /* One 64-bit field of section header i (offsetof(Elf64_Shdr, field)):
  * what the per-relocation lookups read, not the whole 64-byte header. */
 static uint64_t reloc_shdr_u64(const struct elf_image *img, uint32_t i, size_t field)
@@ -254,7 +249,7 @@ static void reloc_scan_xndx(struct reloc_ctx *c)
 	for (uint32_t i = 1; i < img->shnum && c->nxndx < RELOC_MAX_XNDX; i++) {
 		Elf64_Shdr sh;
 
-		reloc_shdr(img, i, &sh);
+		elf_shdr(img, i, &sh);
 		if (sh.sh_type != SHT_SYMTAB_SHNDX ||
 		    !ldr_in_bounds(sh.sh_offset, sh.sh_size, img->file_size))
 			continue;
@@ -472,13 +467,13 @@ static enum ldr_err reloc_section(struct reloc_ctx *c, const Elf64_Shdr *rs)
 	int64_t dp = pm ? pm->disp : 0;
 	int pmov = pm && (pm->flags & RELOC_SEC_MOVABLE);
 
-	reloc_shdr(img, rs->sh_link, &symtab);
-	reloc_shdr(img, rs->sh_info, &tgt);
+	elf_shdr(img, rs->sh_link, &symtab);
+	elf_shdr(img, rs->sh_info, &tgt);
 	st.index = rs->sh_link;
 	st.off = symtab.sh_offset;
 	st.count = symtab.sh_size / sizeof(Elf64_Sym);
 	if (symtab.sh_link && symtab.sh_link < img->shnum) {
-		reloc_shdr(img, symtab.sh_link, &strtab);
+		elf_shdr(img, symtab.sh_link, &strtab);
 		if (strtab.sh_type == SHT_STRTAB &&
 		    ldr_in_bounds(strtab.sh_offset, strtab.sh_size, img->file_size)) {
 			st.str_off = strtab.sh_offset;
@@ -586,11 +581,11 @@ static enum ldr_err reloc_sections(struct reloc_ctx *c)
 		Elf64_Shdr sh, tgt;
 		enum ldr_err err;
 
-		reloc_shdr(img, i, &sh);
+		elf_shdr(img, i, &sh);
 		if (sh.sh_type != SHT_RELA || (sh.sh_flags & SHF_ALLOC) ||
 		    sh.sh_info == 0 || sh.sh_info >= img->shnum)
 			continue;
-		reloc_shdr(img, sh.sh_info, &tgt);
+		elf_shdr(img, sh.sh_info, &tgt);
 		if (!(tgt.sh_flags & SHF_ALLOC))
 			continue;
 		/* elf_parse() validated entsize, bounds and sh_link. */
