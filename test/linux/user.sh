@@ -6,7 +6,9 @@
 # what the running kernel says about itself (test/linux/init.sh).
 #
 # user_boot KIND "KERNEL CMDLINE" [kaslr.conf line...] [-- boot.sh option...]
-#   boots once and sets, from the kernel's report line:
+#   boots once (USER_VIA=sdboot: through systemd-boot, the loader's options
+#   from its entry; the kaslr.conf lines are then key=value load options)
+#   and sets, from the kernel's report line:
 #     U_TEXT U_CODE U_EFI U_INFO U_SHA U_FB U_RAMDISK U_CMDLINE
 #   and from the loader's verbose lines (what it claims to have done, for
 #   the report to be compared with): L_PHYS L_VOFF L_INITRD
@@ -21,11 +23,28 @@ user_boot() {
 	U_DIR=$(test/linux/initramfs.sh "$kind") || fail "no initramfs for the $kind kernel"
 	local bz=$B/linux/vmlinuz
 	[ "$kind" = generic ] || bz=$B/linux/$kind/vmlinuz
-	local cf
-	cf=$(conf 'kernel vmlinuz' 'initrd initrd.img' verbose "${conf_lines[@]}" "cmdline $cmdline")
-	local esp
-	esp=$(mkesp "$NAME" - EFI/BOOT/vmlinuz="$bz" EFI/BOOT/initrd.img="$U_DIR/initrd.img" \
-		EFI/BOOT/kaslr.conf="$cf")
+	local cf esp
+	if [ "${USER_VIA:-}" = sdboot ]; then
+		# systemd-boot's Type #1 entry: an `efi` line and the loader's
+		# options, as the README shows; the files beside the loader
+		local sd=/usr/lib/systemd/boot/efi/systemd-bootx64.efi fat=$WORK/$NAME.fat
+		[ -f "$sd" ] || fail "no $sd (make deps installs systemd-boot-efi)"
+		printf 'default debian-kaslr.conf\ntimeout 0\n' >"$WORK/$NAME.loader.conf"
+		printf '%s\n' 'title Debian (kaslr-loader)' 'efi /EFI/kaslr/kaslr-loader.efi' \
+			"options kernel=vmlinuz initrd=initrd.img verbose ${conf_lines[*]} -- $cmdline" \
+			>"$WORK/$NAME.entry.conf"
+		test/qemu/mkesp.sh "$fat" "$sd" - EFI/kaslr/kaslr-loader.efi="$LOADER" \
+			EFI/kaslr/vmlinuz="$bz" EFI/kaslr/initrd.img="$U_DIR/initrd.img" \
+			loader/loader.conf="$WORK/$NAME.loader.conf" \
+			loader/entries/debian-kaslr.conf="$WORK/$NAME.entry.conf" || fail "mkesp failed"
+		esp=$WORK/$NAME.img
+		test/qemu/mkgpt.sh "$esp" "$fat" 0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d || fail "mkgpt failed"
+		rm -f "$fat"
+	else
+		cf=$(conf 'kernel vmlinuz' 'initrd initrd.img' verbose "${conf_lines[@]}" "cmdline $cmdline")
+		esp=$(mkesp "$NAME" - EFI/BOOT/vmlinuz="$bz" EFI/BOOT/initrd.img="$U_DIR/initrd.img" \
+			EFI/BOOT/kaslr.conf="$cf")
+	fi
 	USER_BOOTS=$((${USER_BOOTS:-0} + 1))
 	LOG=$WORK/$NAME.$USER_BOOTS.log
 	test/qemu/boot.sh --log "$LOG" --timeout "${USER_TIMEOUT:-240}" \
@@ -57,7 +76,11 @@ user_check_common() {
 	[ $((U_CODE)) -eq $((L_PHYS)) ] ||
 		fail "boot $USER_BOOTS: Kernel code starts at $U_CODE, the loader placed it at $L_PHYS"
 	[ "$U_EFI" = 1 ] || fail "boot $USER_BOOTS: no /sys/firmware/efi: the kernel has no EFI"
-	case $U_INFO in kaslr-loader_*) ;; *) fail "boot $USER_BOOTS: LoaderInfo through efivarfs is '$U_INFO'" ;; esac
+	# the first stage's LoaderInfo stands: the loader's own, or
+	# systemd-boot's when it chainloaded the loader
+	local info=kaslr-loader_
+	[ "${USER_VIA:-}" = sdboot ] && info=systemd-boot_
+	case $U_INFO in "$info"*) ;; *) fail "boot $USER_BOOTS: LoaderInfo through efivarfs is '$U_INFO', want $info..." ;; esac
 	[ "$U_SHA" = "$(cat "$U_DIR/data.sha256")" ] ||
 		fail "boot $USER_BOOTS: /data/check.bin hashes to $U_SHA in the running system"
 	[ "${U_RAMDISK%-*}" = "$(printf '0x%08x' $((L_INITRD)))" ] ||
