@@ -439,7 +439,8 @@ EFI_STATUS handoff_boot(struct loader *L)
 			st = log_ldr(log_status_of(err), err, L"the final memory map");
 		else {
 			ho_report_exit_failure(err, &r);
-			st = log_status_of(err);
+			L->boot_services_gone = 1;
+			return log_status_of(err);
 		}
 		goto fail;
 	}

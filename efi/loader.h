@@ -90,6 +90,13 @@ struct loader {
 	int secure;              /* Secure Boot in force (efi/secureboot.c) */
 	int secure_known;        /* the firmware says either way (SecureBoot exists) */
 	const struct policy *policy; /* the embedded policy, never NULL after init */
+	/*
+	 * ExitBootServices was called and failed for good: firmware may have
+	 * stopped part of itself, and UEFI before 2.9 allows no boot service
+	 * then but GetMemoryMap and ExitBootServices, so nothing is given back
+	 * (the pages stay allocated) and only the serial port speaks.
+	 */
+	int boot_services_gone;
 
 	/* the kernel file, then (if compressed) the decompressed image */
 	CHAR16 kernel_path[OPT_PATH_MAX]; /* on the loader's volume, for messages */

@@ -325,6 +325,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		if (!EFI_ERROR(st)) {
 			log_step(L"modules");
 			st = handoff_boot(L); /* returns only on failure */
+			if (L->boot_services_gone) {
+				zglue_leave(); /* a register, no firmware call */
+				goto out; /* nothing may be given back now */
+			}
 			modules_release(L);
 		}
 		place_release(L);

@@ -71,15 +71,12 @@ static const void *paging_mat(uint64_t *ret_size)
 }
 
 /* identity map of RAM and everything below 4 GiB: read-write, no-execute */
-static enum ldr_err paging_identity(struct pt *pt, const struct efi_mmap *m, uint32_t big,
-				    uint64_t limit)
+static enum ldr_err paging_identity(struct pt *pt, const struct mem_region *e820, size_t n,
+				    uint32_t big, uint64_t limit)
 {
-	struct mem_region *e820 = NULL;
-	size_t n = 0, i;
 	enum ldr_err err;
+	size_t i;
 
-	if (EFI_ERROR(mmap_convert(m, e820_from_efi, &e820, &n)))
-		return LDR_E_NOMEM;
 	err = pt_map_range(pt, 0, 0, 4 * GIB, PT_W | big);
 	for (i = 0; err == LDR_OK && i < n; i++) {
 		uint64_t lo = ldr_align_down(e820[i].addr, PAGE_SIZE);
@@ -94,7 +91,6 @@ static enum ldr_err paging_identity(struct pt *pt, const struct efi_mmap *m, uin
 			hi = limit;
 		err = pt_map_range(pt, lo, lo, hi - lo, PT_W | big);
 	}
-	FreePool(e820);
 	return err;
 }
 
@@ -163,6 +159,8 @@ EFI_STATUS paging_build(const struct loader *L, const struct paging_req *req,
 	struct pt_alloc a = { .page = paging_page, .to_phys = pt_identity_to_phys,
 			      .to_virt = pt_identity_to_virt, .ctx = pool };
 	struct efi_mmap m;
+	struct mem_region *e820 = NULL;
+	size_t n = 0;
 	uint64_t text, text_end;
 	uint32_t big = req->use_1g ? PT_ALLOW_1G : 0;
 	enum ldr_err err;
@@ -177,7 +175,14 @@ EFI_STATUS paging_build(const struct loader *L, const struct paging_req *req,
 	st = mmap_get(&m);
 	if (EFI_ERROR(st))
 		return log_efi(st, L"GetMemoryMap");
-	err = paging_identity(pt, &m, big, req->phys_limit);
+	/* mmap_convert logs its own failure */
+	st = mmap_convert(&m, e820_from_efi, &e820, &n);
+	if (EFI_ERROR(st)) {
+		mmap_free(&m);
+		return st;
+	}
+	err = paging_identity(pt, e820, n, big, req->phys_limit);
+	FreePool(e820);
 	if (err != LDR_OK) {
 		mmap_free(&m);
 		return log_ldr(EFI_OUT_OF_RESOURCES, err, L"identity-mapping RAM");

@@ -142,9 +142,25 @@ judge_returned() {
 	[ -n "$(rfield "$res" injector-error)" ] && { record "$n" injector-error "injector could not start the loader: $res"; return; }
 	case $exp in
 	error* | either*) why=$(judge_error "$seg" "$res") ;;
+	abandon) why=$(judge_abandon "$seg" "$res") ;;
 	*) why="loader returned $(status_name "$st"), want ${exp}" ;;
 	esac
 	record "$n" "$out" "$why"
+}
+
+# judge_abandon SEG RESULT -> "" or why not: after ExitBootServices failed
+# for good the loader returns an error with one line and calls nothing but
+# GetMemoryMap and ExitBootServices (so it may not free what it holds)
+judge_abandon() {
+	local seg=$1 res=$2 st errs why=
+	st=$(rfield "$res" status)
+	case $st in 8*) ;; *) why="returned $(status_name "$st"), not an error" ;; esac
+	errs=$(grep -c '^kaslr-loader: error:' "$seg")
+	[ "$errs" = 1 ] || why="${why:+$why; }$errs error lines, want 1"
+	[ "$(rfield "$res" violations)" = 0 ] ||
+		why="${why:+$why; }violations=$(rfield "$res" violations): $(grep -a '^fault-violation:' "$seg" | head -n 1)"
+	[ "$(rfield "$res" files)" = 0 ] || why="${why:+$why; }files=$(rfield "$res" files)"
+	printf '%s' "$why"
 }
 
 # judge a case that ended the boot
@@ -154,9 +170,9 @@ judge_terminal() {
 	case $exp in
 	boot* | either*)
 		why=$(judge_boot "$seg" "$rc" "$(printf '%s' "$exp" | sed -n 's/^[a-z]*,//p')") ;;
-	fatal)
-		grep -q '^kaslr-loader: fatal' "$seg" || why="no fatal line from the loader"
-		payload_line "$seg" | grep -q PASS && why="${why:+$why; }the payload ran with boot services alive" ;;
+	abandon)
+		why="want an error returned after ExitBootServices failed, got $out"
+		payload_line "$seg" | grep -q PASS && why="$why; the payload ran with boot services alive" ;;
 	payload-fail=*)
 		[ "$out" = "$exp" ] || why="outcome $out, want $exp" ;;
 	error*) why="want an error returned, got $out" ;;
