@@ -4,6 +4,9 @@
 #   tier 1: host unit tests (ASan + UBSan)
 #   tier 2: fuzz targets, a short bounded pass
 #   tier 3: QEMU + OVMF boots, two at a time
+#   tier 4: firmware fault injection (test/fault: every case of the plan)
+#   tier 5: the compatibility matrix's fast cells (test/matrix; make
+#           test-matrix runs them all)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=${BUILD:-build}
@@ -75,6 +78,22 @@ for c in "${cases[@]}"; do
 done
 echo "boot: $bp passed, $bf failed" | tee "$out/boot.txt"
 count "$out/boot.txt"
+
+echo "== tier 4: firmware fault injection"
+if make --no-print-directory fault-build >"$out/fault.txt" 2>&1; then
+	test/fault/run.sh >>"$out/fault.txt" 2>&1
+else
+	echo "fault: 0 passed, 1 failed (make fault-build failed)" >>"$out/fault.txt"
+fi
+grep -E '^(FAIL|    \|)' "$out/fault.txt" | tail -n 40
+grep -E '^\([0-9]+ boots' "$out/fault.txt"
+tail -n 1 "$out/fault.txt"
+count "$out/fault.txt"
+
+echo "== tier 5: compatibility matrix (fast cells)"
+test/matrix/run.sh --fast >"$out/matrix.txt" 2>&1
+grep -v '^ok ' "$out/matrix.txt" | tail -n 20
+count "$out/matrix.txt"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
