@@ -46,7 +46,7 @@ handoff_jump:
 	lretq
 1:
 	pushq	$0			/* as if called: RSP = 8 mod 16 */
-	mov	%r8, %r11
+	pushq	%r8			/* the entry, for the RET below */
 	mov	%r9, %rdi		/* our protocol: RDI = info */
 	mov	%r9, %rsi		/* Linux protocol: RSI = boot_params */
 	xor	%eax, %eax
@@ -57,12 +57,13 @@ handoff_jump:
 	xor	%r8d, %r8d
 	xor	%r9d, %r9d
 	xor	%r10d, %r10d
+	xor	%r11d, %r11d
 	xor	%r12d, %r12d
 	xor	%r13d, %r13d
 	xor	%r14d, %r14d
 	xor	%r15d, %r15d
 	cld
-	jmp	*%r11
+	ret				/* to the entry: every other GPR zero */
 	.size handoff_jump, . - handoff_jump
 
 /*

@@ -133,9 +133,14 @@ static void cs_check_interrupts(lo_fail_fn fail, struct cs_report *ret)
 	}
 }
 
+/* entry.S: the OR of every GPR but RDI, RSI and RSP as the kernel found them */
+extern uint64_t pl_entry_gprs;
+
 void cs_check(const struct kaslr_boot_info *info, lo_fail_fn fail, struct cs_report *ret)
 {
 	(void)info;
+	if (pl_entry_gprs)
+		fail("gprs_not_zero", "or", pl_entry_gprs, 0, 0);
 	cs_check_fpu(fail);
 	cs_check_cr(fail, ret);
 	cs_check_interrupts(fail, ret);

@@ -10,12 +10,27 @@
 
 /*
  * _start: RDI = struct kaslr_boot_info * (identity-mapped), RSP = the
- * loader's stack, 16-byte aligned minus 8.  Calls
+ * loader's stack, 16-byte aligned minus 8.  Keeps the OR of the other
+ * GPRs in pl_entry_gprs (cpustate.c checks it is zero).  Calls
  * payload_main(info, entry_rsp), which never returns.
  */
 	.globl _start
 	.type _start, @function
 _start:
+	/* every GPR but RDI, RSI and RSP must be zero (PROTOCOL.md) */
+	orq %rbx, %rax
+	orq %rcx, %rax
+	orq %rdx, %rax
+	orq %rbp, %rax
+	orq %r8, %rax
+	orq %r9, %rax
+	orq %r10, %rax
+	orq %r11, %rax
+	orq %r12, %rax
+	orq %r13, %rax
+	orq %r14, %rax
+	orq %r15, %rax
+	movq %rax, pl_entry_gprs(%rip)
 	movq %rsp, %rsi
 	andq $-16, %rsp
 	call payload_main
@@ -151,5 +166,11 @@ payload_unexpected_exception:
 	ud2
 	jmp payload_unexpected_exception
 	.size payload_unexpected_exception, . - payload_unexpected_exception
+
+	.bss
+	.balign 8
+	.globl pl_entry_gprs
+pl_entry_gprs:
+	.quad 0
 
 	.section .note.GNU-stack, "", @progbits
