@@ -1,7 +1,8 @@
 /*
  * module.c - the module= files a kernel of this loader's protocol gets:
  * each is read from the loader's volume, checked against its :sha256= pin
- * (the bytes hashed are the bytes used), and copied to its own random
+ * (the bytes hashed are the bytes used), measured into PCR 9 (efi/tpm.h),
+ * and copied to its own random
  * page-aligned place (efi/place.c, place_blob), all before anything is
  * handed over.  The protocol lists them (efi/native.c).
  */
@@ -10,13 +11,16 @@
 #include "log.h"
 #include "file.h"
 #include "sha256.h"
+#include "tpm.h"
 
 /* Read, check and place module i; logs its own failure. */
 static EFI_STATUS module_load_one(struct loader *L, uint32_t i)
 {
 	const struct opt_module *om = &L->opt.modules[i];
 	CHAR16 path[OPT_PATH_MAX], what[OPT_PATH_MAX + 8];
+	char apath[OPT_PATH_MAX];
 	struct file_failure ff;
+	UINTN c;
 	void *buf = NULL;
 	UINT64 size = 0;
 	uint64_t addr;
@@ -44,6 +48,11 @@ static EFI_STATUS module_load_one(struct loader *L, uint32_t i)
 		}
 		log_info(L"%s: sha256 matches", what);
 	}
+	/* measured like the kernel: the bytes hashed are the bytes handed over */
+	for (c = 0; path[c] && c + 1 < sizeof(apath); c++)
+		apath[c] = path[c] < 0x80 ? (char)path[c] : '?';
+	apath[c] = 0;
+	tpm_measure_tagged(TPM_PCR_FILES, TPM_TAG_MODULE, apath, buf, size);
 	st = place_blob(L, size, 0, LDR_EFI_MT_MODULE, what, &addr, NULL);
 	if (EFI_ERROR(st))
 		goto out;
