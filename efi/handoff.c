@@ -33,6 +33,7 @@
 #include "proto.h"
 #include "paging.h"
 #include "log.h"
+#include "tpm.h"
 #include "desc.h"
 #include "exc.h"
 #include "serial.h"
@@ -460,6 +461,7 @@ EFI_STATUS handoff_boot(struct loader *L)
 		     env.stack_top + 8, L->entry, x.arg);
 fail:
 	L->proto->release(L); /* gives back only what prepare allocated */
+	tpm_remove_linux_event_log();
 	paging_release(&pool);
 	if (ho_map_phys)
 		uefi_call_wrapper(BS->FreePages, 2, ho_map_phys, ho_map_pages);

@@ -157,9 +157,21 @@ static UINT64 tpm_final_preboot(const struct tcglog_spec *spec)
 	return off;
 }
 
+/* the table tpm_install_linux_event_log installed, until the kernel has it */
+static EFI_GUID tpm_linux_log_guid = LINUX_EFI_TPM_EVENT_LOG_GUID;
+static LINUX_EFI_TPM_EVENTLOG *tpm_linux_log;
+
+void tpm_remove_linux_event_log(void)
+{
+	if (!tpm_linux_log)
+		return;
+	uefi_call_wrapper(BS->InstallConfigurationTable, 2, &tpm_linux_log_guid, NULL);
+	uefi_call_wrapper(BS->FreePool, 1, tpm_linux_log);
+	tpm_linux_log = NULL;
+}
+
 void tpm_install_linux_event_log(void)
 {
-	static EFI_GUID lg = LINUX_EFI_TPM_EVENT_LOG_GUID;
 	EFI_TCG2_PROTOCOL *t = tpm_get();
 	EFI_PHYSICAL_ADDRESS first = 0, last = 0;
 	BOOLEAN truncated = FALSE;
@@ -206,12 +218,13 @@ void tpm_install_linux_event_log(void)
 	tbl->FinalEventsPrebootSize = (UINT32)tpm_final_preboot(&spec);
 	tbl->Version = EFI_TCG2_EVENT_LOG_FORMAT_TCG_2;
 	CopyMem(tbl->Log, phys_to_ptr(first), size);
-	st = uefi_call_wrapper(BS->InstallConfigurationTable, 2, &lg, tbl);
+	st = uefi_call_wrapper(BS->InstallConfigurationTable, 2, &tpm_linux_log_guid, tbl);
 	if (EFI_ERROR(st)) {
 		uefi_call_wrapper(BS->FreePool, 1, tbl);
 		tpm_warn(st, L"InstallConfigurationTable for the event log");
 		return;
 	}
+	tpm_linux_log = tbl;
 	log_info(L"TPM event log for the kernel: %ld bytes%s", size,
 		 truncated ? L" (firmware truncated it)" : L"");
 }

@@ -42,4 +42,7 @@ int tpm_measure_cmdline(const char *cmdline, UINT32 len);
  */
 void tpm_install_linux_event_log(void);
 
+/* A boot that failed after the install: the table removed, its pool freed. */
+void tpm_remove_linux_event_log(void);
+
 #endif

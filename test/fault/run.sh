@@ -188,6 +188,8 @@ run_group() {
 	shift
 	for tok in ${q//+/ }; do
 		[ "$tok" = - ] && continue
+		# tpm: a TPM 2.0 whose state lives with the logs
+		[ "$tok" = tpm ] && { rm -rf "$OUT/tpm"; opts+=(--tpm "$OUT/tpm"); continue; }
 		opts+=("--${tok%%:*}")
 		case $tok in *:*) opts+=("${tok#*:}") ;; esac
 	done
