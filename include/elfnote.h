@@ -32,7 +32,7 @@
 /* the protocol's own constants (kaslr_boot.h), for the loader's code */
 #define KASLR_NOTE_NAME      KB_NOTE_NAME
 #define KASLR_NOTE_VWINDOW   KB_NOTE_VWINDOW
-#define KASLR_NOTE_FUNCTIONS 2u
+#define KASLR_NOTE_FUNCTIONS KB_NOTE_FUNCTIONS
 
 #define KASLR_FGK_VERSION    1u
 #define KASLR_FGK_MAX_TABLES 8u

@@ -31,6 +31,8 @@
  */
 #define KB_NOTE_NAME    "KASLR"
 #define KB_NOTE_VWINDOW 1u
+/* type 2: the request for function-granular KASLR (PROTOCOL.md, "The note") */
+#define KB_NOTE_FUNCTIONS 2u
 
 /*
  * Memory map entry types (kb_mem_entry.type).  1..7 match e820; the rest

@@ -86,7 +86,7 @@ struct ldr_options {
 	int have_sha256;               /* sha256=HEX given */
 	uint8_t sha256[32];
 	uint64_t max_kernel;           /* kaslr.maxsize=: inflate limit */
-	/* initrd=PATH[,sha256=HEX], repeatable (Linux kernels) */
+	/* initrd=PATH[:sha256=HEX], repeatable (Linux kernels) */
 	struct opt_file initrd[OPT_INITRD_MAX];
 	uint32_t ninitrd;
 	struct opt_module modules[OPT_MODULES_MAX]; /* in the order given */

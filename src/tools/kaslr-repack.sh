@@ -2,11 +2,11 @@
 # kaslr-repack.sh BZIMAGE OUT.gz - turn a Linux/x86 bzImage into the loader's
 # input: the ELF vmlinux.bin with its appended relocation table, gzipped.
 #
-# Why repack instead of loading the bzImage: its payload is xz, and xz
-# inside the EFI image would add a second decompressor (another Debian
-# library, liblzma, built for the host with the same stack-protector and
-# red-zone hazards as libz.a) while the loader already carries zlib.  The
-# cost is a host-side step and a larger file (gzip ~2x xz) to read.
+# The loader boots a bzImage as shipped too (src/bzimage.c); repacking is
+# what make install and the kernel hooks do because a gzip'd vmlinux
+# decompresses several times faster under the loader than Debian's xz
+# payload.  The cost is a host-side step and a larger file (gzip ~2x xz)
+# to read.
 #
 # The setup header (Documentation/arch/x86/boot.rst):
 #   0x1f1 u8  setup_sects   (0 means 4); protected-mode code at (n+1)*512
