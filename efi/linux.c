@@ -191,12 +191,11 @@ static EFI_STATUS linux_cmdline_placement(struct loader *L)
 	err = linux_cmdline_scan(L->opt.cmdline, L->opt.cmdline_len, &f);
 	if (err != LDR_OK)
 		return log_ldr(EFI_INVALID_PARAMETER, err, L"the kernel command line");
-	if (f.too_many) {
-		/* Linux's decompressor gives up randomizing then, too */
-		log_warn(L"more memmap= ranges than %d on the kernel command line: loading at the lowest valid address",
-			 LINUX_CMDLINE_AVOID_MAX);
-		f.nokaslr = 1;
-	}
+	if (f.too_many)
+		/* not all of them could be kept out of the kernel's way */
+		return log_fail(EFI_INVALID_PARAMETER,
+				L"the kernel command line has more than %d memmap= ranges that keep memory out; the loader keeps out at most %d: merge some",
+				LINUX_CMDLINE_AVOID_MAX, LINUX_CMDLINE_AVOID_MAX);
 	if (f.nokaslr && !L->opt.nokaslr) {
 		L->opt.nokaslr = 1;
 		L->flags |= KB_FLAG_NOKASLR;

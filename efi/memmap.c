@@ -68,8 +68,8 @@ void mmap_free(struct efi_mmap *m)
 	m->buf = NULL;
 }
 
-EFI_STATUS mmap_convert(const struct efi_mmap *m, mmap_convert_fn conv,
-			struct mem_region **ret_regions, size_t *ret_count)
+static EFI_STATUS mmap_convert_how(const struct efi_mmap *m, mmap_convert_fn conv,
+				   struct mem_region **ret_regions, size_t *ret_count, int quiet)
 {
 	size_t cap = E820_CAP_FOR(m->size / m->desc_size) + 8, n = 0;
 	struct mem_region *r;
@@ -77,13 +77,27 @@ EFI_STATUS mmap_convert(const struct efi_mmap *m, mmap_convert_fn conv,
 
 	r = AllocatePool(cap * sizeof(*r));
 	if (!r)
-		return log_efi(EFI_OUT_OF_RESOURCES, L"AllocatePool for the memory map");
+		return quiet ? EFI_OUT_OF_RESOURCES :
+			       log_efi(EFI_OUT_OF_RESOURCES, L"AllocatePool for the memory map");
 	err = conv(m->buf, m->size, m->desc_size, r, cap, &n);
 	if (err != LDR_OK) {
 		FreePool(r);
-		return log_ldr(EFI_DEVICE_ERROR, err, L"firmware memory map");
+		return quiet ? EFI_DEVICE_ERROR :
+			       log_ldr(EFI_DEVICE_ERROR, err, L"firmware memory map");
 	}
 	*ret_regions = r;
 	*ret_count = n;
 	return EFI_SUCCESS;
+}
+
+EFI_STATUS mmap_convert(const struct efi_mmap *m, mmap_convert_fn conv,
+			struct mem_region **ret_regions, size_t *ret_count)
+{
+	return mmap_convert_how(m, conv, ret_regions, ret_count, 0);
+}
+
+EFI_STATUS mmap_convert_quiet(const struct efi_mmap *m, mmap_convert_fn conv,
+			      struct mem_region **ret_regions, size_t *ret_count)
+{
+	return mmap_convert_how(m, conv, ret_regions, ret_count, 1);
 }

@@ -41,9 +41,12 @@ typedef enum ldr_err (*mmap_convert_fn)(const void *map, uint64_t map_size,
 
 /*
  * Convert m with conv into a pool-allocated array (*ret_regions, FreePool
- * it) of *ret_count entries.  Logs its own errors.
+ * it) of *ret_count entries.  Logs its own errors; mmap_convert_quiet
+ * does not (for what only verbose output needs).
  */
 EFI_STATUS mmap_convert(const struct efi_mmap *m, mmap_convert_fn conv,
 			struct mem_region **ret_regions, size_t *ret_count);
+EFI_STATUS mmap_convert_quiet(const struct efi_mmap *m, mmap_convert_fn conv,
+			      struct mem_region **ret_regions, size_t *ret_count);
 
 #endif

@@ -16,6 +16,12 @@
 
 /* a refused slot is excluded and another drawn, this many times at most */
 #define PLACE_TRIES 16
+/*
+ * Nothing is placed below 1 MiB, whatever kaslr.min says: the low MiB is
+ * the real-mode world's, and address 0 means "none" to Linux
+ * (ramdisk_image) and to the loader itself.
+ */
+#define PLACE_FLOOR (1 * MIB)
 #define PLACE_AVOID_MAX (PLACE_TRIES + 2 + KERNEL_LAYOUT_AVOID_MAX)
 
 
@@ -137,7 +143,7 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 		size_t ne = 0;
 
 		place_log_efi_map(&m);
-		if (!EFI_ERROR(mmap_convert(&m, e820_from_efi, &e820, &ne))) {
+		if (!EFI_ERROR(mmap_convert_quiet(&m, e820_from_efi, &e820, &ne))) {
 			place_log_regions(e820, ne, L"e820", NULL);
 			log_info(L"theoretical positions (all RAM above kaslr.min): %ld",
 				 slot_theoretical(e820, ne, sp));
@@ -184,7 +190,7 @@ static EFI_STATUS place_physical(struct loader *L)
 	SetMem(&sp, sizeof(sp), 0);
 	sp.image_size = L->layout.size;
 	sp.align = L->layout.align;
-	sp.min_addr = L->opt.min_addr;
+	sp.min_addr = L->opt.min_addr > PLACE_FLOOR ? L->opt.min_addr : PLACE_FLOOR;
 	sp.max_addr = L->opt.max_addr;
 	/* what the kernel's own relocations (32-bit absolute fields) or its
 	 * command line (mem=) allow */
@@ -218,7 +224,7 @@ EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, UINT32 
 	SetMem(&sp, sizeof(sp), 0);
 	sp.image_size = ldr_align_up(size, PAGE_SIZE);
 	sp.align = PAGE_SIZE;
-	sp.min_addr = L->opt.min_addr;
+	sp.min_addr = L->opt.min_addr > PLACE_FLOOR ? L->opt.min_addr : PLACE_FLOOR;
 	sp.max_addr = end;
 	return place_in_free(L, &sp, mem_type, what, 0, ret_addr, ret_count ? ret_count : &count);
 }

@@ -1,11 +1,12 @@
-# linux-initrd-refused - an initrd that cannot be booted stops the loader
+# linux-refused - an initrd or command line that cannot be booted stops the loader
 # before anything is handed over, with one line naming it: Debian's cloud
 # bzImage, run from OVMF's UEFI shell with an initrd whose :sha256= pin is
-# wrong, one larger than the whole physical window (kaslr.max=), and one
-# that does not exist.  Each run must print exactly one error line - the
+# wrong, one larger than the whole physical window (kaslr.max=), one that
+# does not exist, and (the command line's fault) more memmap= ranges than
+# the loader keeps out.  Each run must print exactly one error line - the
 # one for its own cause - and return an EFI error, and the kernel must not
 # start; the last run, the same kernel with a small pinned initrd in the
-# same window, must start it (so the refusals are the initrds' doing).
+# same window, must start it (so the refusals are the inputs' doing).
 test/linux/fetch.sh cloud >/dev/null || fail "no Debian cloud kernel: test/linux/fetch.sh cloud failed"
 bz=$B/linux/cloud/vmlinuz
 img=$(shell_esp 112) || fail "cannot build the shell ESP"
@@ -20,11 +21,14 @@ for f in "$bz:vmlinuz" "$small:small.img" "$big:big.img"; do
 done
 rm -f "$big"
 L='fs0:\EFI\kaslr\loader.efi kernel=\vmlinuz kaslr.max=80M'
+# nine memmap=nn$ss ranges: one more than the loader can keep out
+many=$(for i in 1 2 3 4 5 6 7 8 9; do printf 'memmap=1M$%dM ' $((100 + i)); done)
 # name|initrd option|the text its error line must hold
 runs=(
 	"pin|initrd=\\small.img:sha256=$wrong|kaslr-loader: error: \\small.img: refusing to boot: initrd SHA-256 does not match its :sha256= pin"
 	"too-big|initrd=\\big.img|kaslr-loader: error: initrd: no free range of $((66 << 20)) bytes in [0x1000000, 0x5000000) (kaslr.min, kaslr.max)"
 	"missing|initrd=\\none.img|kaslr-loader: error: initrd \\none.img: no such file on the loader's volume"
+	"memmap|initrd=\\small.img -- $many|kaslr-loader: error: the kernel command line has more than 8 memmap= ranges that keep memory out"
 )
 nsh=$WORK/$NAME.nsh
 {
