@@ -175,6 +175,9 @@ static EFI_STATUS linux_load(struct loader *L)
 	 * segment is RWX by Linux's own linker script */
 	k->enter_phys = 1;
 	k->phys_alias_x = 1;
+	/* a bzImage whose header does not allow above 4 GiB stays below */
+	if (lx_hdr.present && !(lx_hdr.xloadflags & LINUX_XLF_ABOVE_4G))
+		k->max_end = 4 * GIB;
 	return linux_cmdline_placement(L);
 }
 

@@ -265,12 +265,11 @@ enum ldr_err linux_boot_params_fill(void *bp_v, const struct linux_boot_args *a)
 		lb_put32(bp, LINUX_BP_CODE32_START, (uint32_t)a->kernel_phys);
 	lb_put32(bp, LINUX_BP_CMD_LINE_PTR, (uint32_t)a->cmdline);
 	lb_put32(bp, LINUX_BP_EXT_CMDLINE, (uint32_t)(a->cmdline >> 32));
-	if (a->ramdisk_size) {
-		lb_put32(bp, LINUX_BP_RAMDISK_IMAGE, (uint32_t)a->ramdisk);
-		lb_put32(bp, LINUX_BP_EXT_RAMDISK_IMAGE, (uint32_t)(a->ramdisk >> 32));
-		lb_put32(bp, LINUX_BP_RAMDISK_SIZE, (uint32_t)a->ramdisk_size);
-		lb_put32(bp, LINUX_BP_EXT_RAMDISK_SIZE, (uint32_t)(a->ramdisk_size >> 32));
-	}
+	/* always the loader's: a header's own ramdisk fields are not an initrd */
+	lb_put32(bp, LINUX_BP_RAMDISK_IMAGE, a->ramdisk_size ? (uint32_t)a->ramdisk : 0);
+	lb_put32(bp, LINUX_BP_EXT_RAMDISK_IMAGE, a->ramdisk_size ? (uint32_t)(a->ramdisk >> 32) : 0);
+	lb_put32(bp, LINUX_BP_RAMDISK_SIZE, (uint32_t)a->ramdisk_size);
+	lb_put32(bp, LINUX_BP_EXT_RAMDISK_SIZE, (uint32_t)(a->ramdisk_size >> 32));
 	lb_put64(bp, LINUX_BP_ACPI_RSDP, a->acpi_rsdp);
 	lb_put8(bp, LINUX_BP_SECURE_BOOT, a->secure_boot);
 	if (a->efi_systab) {

@@ -444,6 +444,12 @@ TEST(test_setup_header_and_ramdisk)
 	CHECK_EQ_U64(rd(bp, 0x21c, 4), 0x2345000, "ramdisk_size");
 	CHECK_EQ_U64(rd(bp, 0x0c4, 4), 0, "ext_ramdisk_size");
 	CHECK_EQ_U64(bp[0x26c], 0, "nothing copied past the header's length");
+	/* no initrd: the header's ramdisk fields (garbage here) are cleared */
+	a.ramdisk = 0;
+	a.ramdisk_size = 0;
+	CHECK(linux_boot_params_fill(bp, &a) == LDR_OK, "fill without an initrd");
+	CHECK_EQ_U64(rd(bp, 0x218, 4), 0, "no initrd: ramdisk_image 0, not the file's");
+	CHECK_EQ_U64(rd(bp, 0x21c, 4), 0, "no initrd: ramdisk_size 0, not the file's");
 
 	a.setup_header_len = 0x290 - 0x1f1 + 1;
 	CHECK(linux_boot_params_fill(bp, &a) == LDR_E_LINUX_SETUP, "header longer than its room");
