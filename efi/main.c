@@ -271,14 +271,22 @@ void loader_wipe_secrets(struct loader *L)
 	zglue_wipe();
 }
 
+static struct loader loader;
+
+/* a decompressor's stack check failed: the loader exits from there */
+static void main_abort_wipe(void)
+{
+	loader_wipe_secrets(&loader);
+}
+
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 {
-	static struct loader loader;
 	struct loader *L = &loader;
 	CHAR16 *path = L->kernel_path;
 	EFI_STATUS st;
 
 	bli_init_time(); /* first: LoaderTimeInitUSec is "when the loader started" */
+	zglue_abort_hook = main_abort_wipe;
 	InitializeLib(image, systab);
 	L->image = image;
 	st = uefi_call_wrapper(BS->HandleProtocol, 3, image, &LoadedImageProtocol,

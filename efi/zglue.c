@@ -35,6 +35,7 @@ static uint64_t zglue_tcb[8] __attribute__((aligned(64)));
 static uint64_t zglue_saved_fs;
 static int zglue_active;
 static EFI_HANDLE zglue_image;
+void (*zglue_abort_hook)(void);
 static EFI_TPL zglue_old_tpl;
 static int zglue_in_lib; /* inside a library call: allocations come from the arena */
 
@@ -87,6 +88,8 @@ void __stack_chk_fail(void)
 		uefi_call_wrapper(BS->RestoreTPL, 1, zglue_old_tpl);
 	}
 	zglue_leave();
+	if (zglue_abort_hook)
+		zglue_abort_hook();
 	log_fail(EFI_SECURITY_VIOLATION,
 		 L"stack corruption detected while decompressing the kernel; giving control back to firmware");
 	uefi_call_wrapper(BS->Exit, 4, zglue_image, EFI_SECURITY_VIOLATION, 0, NULL);

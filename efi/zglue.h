@@ -19,6 +19,10 @@
 void zglue_enter(EFI_HANDLE image, uint64_t canary);
 void zglue_leave(void);
 
+/* Called, if set, when a library's stack check fails, before the loader
+ * exits to firmware from there: wipes the loader's secrets. */
+extern void (*zglue_abort_hook)(void);
+
 /* Zero the canary (it came from the entropy pool); before the jump. */
 void zglue_wipe(void);
 
