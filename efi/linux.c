@@ -38,7 +38,9 @@
 #define LX_BP_PAGE      0
 #define LX_CMDLINE_PAGE 1
 #define LX_SEED_LEN     32
-#define LX_WORK_REGIONS 4096 /* 3 x 1365 descriptors: the final map's buffer */
+/* e820 regions Linux can be given: far more than firmware maps hold (OVMF
+ * ~100, large servers a few hundred); a larger map is refused cleanly */
+#define LX_WORK_REGIONS 4096
 #define LX_WORK_PAGES   ((LX_WORK_REGIONS * sizeof(struct mem_region) + PAGE_SIZE - 1) / PAGE_SIZE)
 #define LX_SETUP_BYTES  (2 * LINUX_SETUP_HDR_SIZE + LX_SEED_LEN + \
 			 (LX_WORK_REGIONS - LINUX_E820_ZEROPAGE_MAX) * LINUX_E820_ENTRY_SIZE + 8)
