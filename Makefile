@@ -234,7 +234,7 @@ install: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(if $(filter 1,$(TEST_KERNEL)),$(P
 	 [ -n "$(CONF)" ] && set -- "$$@" --conf "$(CONF)"; \
 	 [ "$(FORCE)" = 1 ] && set -- "$$@" --force; \
 	 src/tools/kaslr-install.sh --esp "$(ESP)" --loader $(BUILD)/BOOTX64.EFI --tool $(POLICY_TOOL) \
-	   --repack src/tools/kaslr-repack.sh --install-path "$(INSTALL_PATH)" --kernel "$(KERNEL)" \
+	   $(if $(filter 1,$(REPACK)),--repack src/tools/kaslr-repack.sh) --install-path "$(INSTALL_PATH)" --kernel "$(KERNEL)" \
 	   --entry "$(if $(ENTRY),$(ENTRY),auto)" "$$@"
 
 run: deps

@@ -13,8 +13,10 @@
 #   - an existing file at the install path that is not kaslr-loader (e.g.
 #     systemd-boot's or shim's BOOTX64.EFI) is never replaced, unless --force,
 #     which first keeps it as NAME.kaslr-backup;
-#   - the kernel keeps its name (a bzImage is repacked to vmlinux-VERSION.gz,
-#     see kaslr-repack.sh); the policy pins the installed copies' SHA-256;
+#   - the kernel is copied as it is and keeps its name (a Debian bzImage
+#     boots as shipped); only with --repack is a bzImage repacked to
+#     vmlinux-VERSION.gz (kaslr-repack.sh: quicker to decompress under an
+#     emulator); the policy pins the installed copies' SHA-256;
 #   - an existing kaslr.conf is kept, except a `kernel` line naming another
 #     file, which is pointed at the new kernel;
 #   - with systemd-boot on the ESP (loader/entries/) the entry
@@ -85,10 +87,9 @@ tmp=$(mktemp -d) || die "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$dir" || die "cannot create $dir"
 
-# 2. the kernel, under its own name; a bzImage becomes the ELF the loader reads
+# 2. the kernel, under its own name; with --repack a bzImage becomes a gzip'd ELF
 kname=$(basename "$kernel")
-if [ "$(od -An -c -j 514 -N 4 "$kernel" 2>/dev/null | tr -d ' \n')" = HdrS ]; then
-	[ -n "$repack" ] || die "$kernel is a bzImage: give --repack (kaslr-repack.sh)"
+if [ -n "$repack" ] && [ "$(od -An -c -j 514 -N 4 "$kernel" 2>/dev/null | tr -d ' \n')" = HdrS ]; then
 	case $kname in vmlinuz-*) kname=vmlinux-${kname#vmlinuz-}.gz ;; *) kname=$kname.elf.gz ;; esac
 	"$repack" "$kernel" "$tmp/$kname" 2>"$tmp/repack.log" ||
 		die "repacking $kernel failed: $(tail -n 1 "$tmp/repack.log")"

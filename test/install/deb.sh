@@ -83,10 +83,10 @@ pins() { "$TOOL" show "$L" 2>/dev/null | sed -n 's/^\(kernel\|initrd\) *\([^ ]*\
 if ! "$POSTINST" "$V" "$BOOT/vmlinuz-$V" >"$T/h1.log" 2>&1; then bad postinst "$(tail -n 3 "$T/h1.log")"
 else
 	ok postinst
-	if cmp -s "$D/vmlinux-$V.gz" "$gz"; then ok postinst-repacked
-	else bad postinst-repacked "$D/vmlinux-$V.gz is not the repacked $vmlinuz"; fi
-	want=$(printf 'kernel \\EFI\\kaslr\\vmlinux-%s.gz %s\ninitrd \\EFI\\kaslr\\initrd.img-%s %s' \
-		"$V" "$(sha "$gz")" "$V" "$(sha "$BOOT/initrd.img-$V")")
+	if cmp -s "$D/vmlinuz-$V" "$BOOT/vmlinuz-$V"; then ok postinst-as-shipped
+	else bad postinst-as-shipped "$D/vmlinuz-$V is not a copy of $BOOT/vmlinuz-$V"; fi
+	want=$(printf 'kernel \\EFI\\kaslr\\vmlinuz-%s %s\ninitrd \\EFI\\kaslr\\initrd.img-%s %s' \
+		"$V" "$(sha "$BOOT/vmlinuz-$V")" "$V" "$(sha "$BOOT/initrd.img-$V")")
 	if [ "$(pins)" = "$want" ]; then ok postinst-policy
 	else bad postinst-policy "$(pins | tr '\n' ' ')"; fi
 	if "$TOOL" show "$L" | grep -qx 'cmdline  console=ttyS0 root=/dev/vda1 ro' &&
@@ -97,24 +97,36 @@ else
 	else bad postinst-entry "no entry, or systemd-boot changed"; fi
 fi
 
+# 2b. REPACK=1: the same version as a gzip'd vmlinux (the bytes fetch.sh's
+# repack gives), the as-shipped copy gone; then back without it
+cp "$KASLR_LOADER_CONF" "$T/install.conf.plain"
+echo REPACK=1 >>"$KASLR_LOADER_CONF"
+if "$POSTINST" "$V" "$BOOT/vmlinuz-$V" >"$T/h1r.log" 2>&1 && cmp -s "$D/vmlinux-$V.gz" "$gz" &&
+   [ ! -e "$D/vmlinuz-$V" ] && pins | grep -q "^kernel .*vmlinux-$V.gz $(sha "$gz")$"; then ok postinst-repack
+else bad postinst-repack "$(tail -n 3 "$T/h1r.log"; pins | tr '\n' ' ')"; fi
+cp "$T/install.conf.plain" "$KASLR_LOADER_CONF"
+if "$POSTINST" "$V" "$BOOT/vmlinuz-$V" >"$T/h1p.log" 2>&1 && [ ! -e "$D/vmlinux-$V.gz" ] &&
+   cmp -s "$D/vmlinuz-$V" "$BOOT/vmlinuz-$V"; then ok postinst-unrepack
+else bad postinst-unrepack "$(tail -n 3 "$T/h1p.log")"; fi
+
 # 3. a second version through the kernel-install plugin: it alone is pinned
 cp "$vmlinuz" "$BOOT/vmlinuz-$V2"
 printf 'initrd of %s\n' "$V2" >"$BOOT/initrd.img-$V2"
 if "$PLUGIN" add "$V2" "$T/entry-dir" "$BOOT/vmlinuz-$V2" "$BOOT/initrd.img-$V2" >"$T/h2.log" 2>&1 &&
-   pins | grep -q "^kernel .*vmlinux-$V2.gz " && pins | grep -q "^initrd .*initrd.img-$V2 " &&
-   [ ! -e "$D/vmlinux-$V.gz" ] && [ ! -e "$D/initrd.img-$V" ] && [ -f "$D/vmlinux-$V2.gz" ]; then
+   pins | grep -q "^kernel .*vmlinuz-$V2 " && pins | grep -q "^initrd .*initrd.img-$V2 " &&
+   [ ! -e "$D/vmlinuz-$V" ] && [ ! -e "$D/initrd.img-$V" ] && [ -f "$D/vmlinuz-$V2" ]; then
 	ok plugin-add
 else bad plugin-add "$(tail -n 3 "$T/h2.log"; pins | tr '\n' ' ')"; fi
 
 # 4. removing the pinned version V2 (dpkg removes /boot's files first): back to V
 rm -f "$BOOT/vmlinuz-$V2" "$BOOT/initrd.img-$V2"
-if "$POSTRM" "$V2" "$BOOT/vmlinuz-$V2" >"$T/h3.log" 2>&1 && [ ! -e "$D/vmlinux-$V2.gz" ] &&
-   pins | grep -q "^kernel .*vmlinux-$V.gz " && [ -f "$D/vmlinux-$V.gz" ]; then ok postrm-fallback
+if "$POSTRM" "$V2" "$BOOT/vmlinuz-$V2" >"$T/h3.log" 2>&1 && [ ! -e "$D/vmlinuz-$V2" ] &&
+   pins | grep -q "^kernel .*vmlinuz-$V " && [ -f "$D/vmlinuz-$V" ]; then ok postrm-fallback
 else bad postrm-fallback "$(tail -n 3 "$T/h3.log"; pins | tr '\n' ' ')"; fi
 
 # 5. the last kernel removed through the plugin: its files go, one warning
 rm -f "$BOOT/vmlinuz-$V" "$BOOT/initrd.img-$V"
-if "$PLUGIN" remove "$V" "$T/entry-dir" >"$T/h4.log" 2>&1 && [ ! -e "$D/vmlinux-$V.gz" ] &&
+if "$PLUGIN" remove "$V" "$T/entry-dir" >"$T/h4.log" 2>&1 && [ ! -e "$D/vmlinuz-$V" ] &&
    [ ! -e "$D/initrd.img-$V" ] && grep -q 'warning: no kernel left' "$T/h4.log"; then ok plugin-remove-last
 else bad plugin-remove-last "$(cat "$T/h4.log")"; fi
 
@@ -122,7 +134,7 @@ else bad plugin-remove-last "$(cat "$T/h4.log")"; fi
 printf '#!/bin/sh\n' >"$KASLR_LOADER_SDBOOT_HOOK"; chmod +x "$KASLR_LOADER_SDBOOT_HOOK"
 before=$(find "$E" -type f -newer "$T/h4.log" | wc -l)
 cp "$vmlinuz" "$BOOT/vmlinuz-$V"
-if "$POSTINST" "$V" "$BOOT/vmlinuz-$V" >"$T/h5.log" 2>&1 && [ ! -e "$D/vmlinux-$V.gz" ] &&
+if "$POSTINST" "$V" "$BOOT/vmlinuz-$V" >"$T/h5.log" 2>&1 && [ ! -e "$D/vmlinuz-$V" ] &&
    [ "$(find "$E" -type f -newer "$T/h4.log" | wc -l)" = "$before" ]; then ok defers-to-kernel-install
 else bad defers-to-kernel-install "$(cat "$T/h5.log")"; fi
 

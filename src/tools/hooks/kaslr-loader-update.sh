@@ -3,7 +3,7 @@
 # run by the kernel hooks beside it (installed as /usr/sbin/kaslr-loader-update).
 #
 #   kaslr-loader-update add VERSION [IMAGE [INITRD...]]
-#       IMAGE (default /boot/vmlinuz-VERSION, a bzImage: repacked) and its
+#       IMAGE (default /boot/vmlinuz-VERSION, copied as it is) and its
 #       initrds (default /boot/initrd.img-VERSION when it exists) go to the
 #       ESP through kaslr-loader-install: the policy pins them, the loader is
 #       re-signed when a key is configured, the systemd-boot entry written;
@@ -13,7 +13,8 @@
 #       policy pins, installs the newest kernel left in /boot.
 #
 # Configuration: /etc/kaslr-loader/install.conf (shell variables ESP,
-# INSTALL_PATH, CMDLINE, ALLOW, SIGN_KEY, SIGN_CERT).  Without ESP= it does
+# INSTALL_PATH, CMDLINE, ALLOW, SIGN_KEY, SIGN_CERT, REPACK=1 to repack
+# bzImages as gzip'd ELF).  Without ESP= it does
 # nothing: the package is installed but not set up.  The environment may
 # point elsewhere (the tests do): KASLR_LOADER_CONF, KASLR_LOADER_LIB
 # (loader image, kaslr-policy, kaslr-repack), KASLR_LOADER_INSTALL,
@@ -29,7 +30,7 @@ die() { echo "$me: $*" >&2; exit 1; }
 cmd=$1 ver=$2
 shift 2
 
-ESP='' INSTALL_PATH=EFI/kaslr/kaslr-loader.efi CMDLINE='' ALLOW='' SIGN_KEY='' SIGN_CERT=''
+ESP='' INSTALL_PATH=EFI/kaslr/kaslr-loader.efi CMDLINE='' ALLOW='' SIGN_KEY='' SIGN_CERT='' REPACK=''
 if [ -f "$conf" ]; then
 	# shellcheck source=/dev/null
 	. "$conf" || die "cannot read $conf"
@@ -42,7 +43,7 @@ dir=$ESP/$(dirname "$INSTALL_PATH")
 tool=$lib/kaslr-policy
 
 # the name kaslr-loader-install gives a version's kernel on the ESP
-esp_kernel() { echo "vmlinux-$1.gz"; }
+esp_kernel() { if [ "$REPACK" = 1 ]; then echo "vmlinux-$1.gz"; else echo "vmlinuz-$1"; fi; }
 
 install_version() { # VERSION IMAGE [INITRD...]
 	local v=$1 image=$2 args=() a f
@@ -52,11 +53,12 @@ install_version() { # VERSION IMAGE [INITRD...]
 	[ -n "$CMDLINE" ] && args+=(--cmdline "$CMDLINE")
 	for a in $ALLOW; do args+=(--allow "$a"); done
 	[ -n "$SIGN_KEY" ] && args+=(--sign-key "$SIGN_KEY" --sign-cert "$SIGN_CERT")
+	[ "$REPACK" = 1 ] && args+=(--repack "$lib/kaslr-repack")
 	"$installer" --esp "$ESP" --install-path "$INSTALL_PATH" --loader "$lib/kaslr-loader.efi" \
-		--tool "$tool" --repack "$lib/kaslr-repack" --kernel "$image" "${args[@]}" ||
+		--tool "$tool" --kernel "$image" "${args[@]}" ||
 		die "installing $v failed"
 	# other versions' files go: the policy pins only this one
-	for f in "$dir"/vmlinux-*.gz "$dir"/initrd.img-*; do
+	for f in "$dir"/vmlinuz-* "$dir"/vmlinux-*.gz "$dir"/initrd.img-*; do
 		[ -e "$f" ] || continue
 		case ${f##*/} in "$(esp_kernel "$v")" | "initrd.img-$v") continue ;; esac
 		rm -f "$f" && echo "$me: removed $f"
@@ -73,9 +75,9 @@ add)
 	;;
 remove)
 	pinned=$("$tool" show "$ESP/$INSTALL_PATH" 2>/dev/null | sed -n 's/^kernel *[^ ]*\\\([^\\ ]*\) sha256=.*/\1/p')
-	rm -f "$dir/$(esp_kernel "$ver")" "$dir/initrd.img-$ver"
+	rm -f "$dir/vmlinuz-$ver" "$dir/vmlinux-$ver.gz" "$dir/initrd.img-$ver"
 	echo "$me: removed $ver from $dir"
-	if [ "$pinned" = "$(esp_kernel "$ver")" ]; then
+	if [ "$pinned" = "vmlinuz-$ver" ] || [ "$pinned" = "vmlinux-$ver.gz" ]; then
 		next=$(find "$boot" -maxdepth 1 -name 'vmlinuz-*' ! -name "vmlinuz-$ver" -printf '%f\n' |
 			sed 's/^vmlinuz-//' | sort -V | tail -n 1)
 		if [ -z "$next" ]; then

@@ -2,7 +2,7 @@
 # with make install-hooks into a directory of this case's own, the Debian
 # postinst.d hook run on the kernel package's own bzImage (test/linux/
 # fetch.sh) with install.conf naming a temporary ESP, the snakeoil key and
-# the command line; the hook repacks, pins, signs and installs it at the
+# the command line; the hook copies, pins, signs and installs it at the
 # fallback path, and that ESP boots the kernel under Secure Boot with the
 # configured command line (the checks of test/linux/lib.sh).
 . test/linux/lib.sh
@@ -29,7 +29,7 @@ KASLR_LOADER_CONF=$WORK/$NAME.conf KASLR_LOADER_LIB=$R/usr/lib/kaslr-loader \
 	KASLR_LOADER_SDBOOT_HOOK=/nonexistent \
 	"$R/etc/kernel/postinst.d/zz-kaslr-loader" "$V" "$vmlinuz" >"$WORK/$NAME.postinst.log" 2>&1 ||
 	fail "the postinst hook: $(tail -n 2 "$WORK/$NAME.postinst.log")"
-[ -f "$E/EFI/BOOT/vmlinux-$V.gz" ] || fail "the hook put no vmlinux-$V.gz on the ESP"
+cmp -s "$E/EFI/BOOT/vmlinuz-$V" "$vmlinuz" || fail "the hook put no copy of vmlinuz-$V on the ESP"
 # verbose (still taken under Secure Boot) for the checks' loader lines
 printf 'verbose\n' >"$E/EFI/BOOT/kaslr.conf"
 LINUX_ESP=$(dir_img "$E")
