@@ -27,6 +27,22 @@ clean_log() {
 	tr -d '\r' <"$1" | sed 's/\x1b\[[0-9;?=]*[A-Za-z]//g'
 }
 
+# run_output I NAME: for the cases that run the loader several times from
+# a startup.nsh which echoes "run I: NAME" before run I and "run I returned
+# %lasterror%" after it: out= the lines between the two, after checking
+# that run I returned an EFI error and printed exactly one error line;
+# summary= gets " NAME=STATUS" appended
+run_output() {
+	local st errs
+	out=$(clean_log "$LOG" | sed -n "/^run $1: /,/^run $1 returned/p")
+	st=$(printf '%s\n' "$out" | sed -n "s/^run $1 returned //p")
+	[ -n "$st" ] || fail "run $1 ($2): no status"
+	[ "$st" != 0x0 ] || fail "run $1 ($2): the loader returned success"
+	errs=$(printf '%s\n' "$out" | grep -c 'kaslr-loader: error: ')
+	[ "$errs" = 1 ] || fail "run $1 ($2): $errs error lines, want one"
+	summary="$summary $2=$st"
+}
+
 ok() { echo "ok $NAME${1:+ ($1)}"; exit 0; }
 fail() {
 	echo "FAIL $NAME: $*"

@@ -41,11 +41,11 @@ for k in 1 2 3 4; do mcopy -i "$img" "$WORK/$NAME.k$k" "::/bad/k$k"; done
 nsh=$WORK/$NAME.nsh
 {
 	for k in 1 2 3 4; do
-		echo "echo \"run $k\""
+		echo "echo \"run $k: k$k\""
 		printf '%s\n' "fs0:\\EFI\\kaslr\\loader.efi kernel=\\bad\\k$k"
 		echo "echo \"run $k returned %lasterror%\""
 	done
-	echo 'echo "run 5"'
+	echo 'echo "run 5: k5"'
 	printf '%s\n' 'fs0:\EFI\kaslr\loader.efi kernel=\bad\k4 nokaslr'
 	echo 'echo "run 5 returned %lasterror%"'
 	echo 'echo "all runs done"'
@@ -65,16 +65,10 @@ want=(
 	"$e\\bad\\k4: malformed function-granular KASLR note; $hint"
 	"$e\\bad\\k4: malformed function-granular KASLR note; $hint"
 )
-summary=
+out='' summary='' # run_output (test/qemu/lib.sh) sets both
 for k in 1 2 3 4 5; do
-	out=$(clean_log "$LOG" | sed -n "/^run $k\$/,/^run $k returned/p")
-	st=$(printf '%s\n' "$out" | sed -n "s/^run $k returned //p")
-	[ -n "$st" ] || fail "run $k: no status"
-	[ "$st" != 0x0 ] || fail "run $k: the loader returned success"
-	errs=$(printf '%s\n' "$out" | grep -c "^$e")
-	[ "$errs" = 1 ] || fail "run $k: $errs error lines, want one"
+	run_output "$k" "k$k"
 	got=$(printf '%s\n' "$out" | grep "^$e")
 	[ "$got" = "${want[k - 1]}" ] || fail "run $k: got '$got', want '${want[k - 1]}'"
-	summary="$summary k$k=$st"
 done
 ok "5 refusals:$summary"

@@ -56,18 +56,12 @@ clean_log "$LOG" | sed -n '1,/^all refusals done/p' | grep -qa 'Linux version' &
 	fail "the kernel started during a refused run"
 clean_log "$LOG" | sed -n '/^all refusals done/,$p' | grep -qa 'Linux version' ||
 	fail "the control run did not start the kernel: $(clean_log "$LOG" | grep -a 'kaslr-loader: error' | tail -n 1)"
-i=0 summary=
+i=0 out='' summary='' # run_output (test/qemu/lib.sh) sets both
 for r in "${runs[@]}"; do
 	i=$((i + 1))
 	IFS='|' read -r n _ want <<<"$r"
-	out=$(clean_log "$LOG" | sed -n "/^run $i: /,/^run $i returned/p")
-	st=$(printf '%s\n' "$out" | sed -n "s/^run $i returned //p")
-	[ -n "$st" ] || fail "run $i ($n): no status"
-	[ "$st" != 0x0 ] || fail "run $i ($n): the loader returned success"
-	errs=$(printf '%s\n' "$out" | grep -c 'kaslr-loader: error: ')
-	[ "$errs" = 1 ] || fail "run $i ($n): $errs error lines, want one"
+	run_output "$i" "$n"
 	printf '%s\n' "$out" | grep -qF "$want" ||
 		fail "run $i ($n): want '$want', got '$(printf '%s\n' "$out" | grep 'kaslr-loader: error: ')'"
-	summary="$summary $n=$st"
 done
 ok "${summary# }"

@@ -56,20 +56,7 @@ rc=$?
 [ "$rc" = 0 ] || fail "the shell did not finish all runs (rc=$rc)"
 clean_log "$LOG" | grep -qa '^payload:' && fail "a payload ran"
 
-# run_output I NAME: out= the lines between "run I:" and "run I returned",
-# after checking that the run returned an EFI error and printed one error line
-run_output() {
-	local st errs
-	out=$(clean_log "$LOG" | sed -n "/^run $1: /,/^run $1 returned/p")
-	st=$(printf '%s\n' "$out" | sed -n "s/^run $1 returned //p")
-	[ -n "$st" ] || fail "run $1 ($2): no status"
-	[ "$st" != 0x0 ] || fail "run $1 ($2): the loader returned success"
-	errs=$(printf '%s\n' "$out" | grep -c 'kaslr-loader: error: ')
-	[ "$errs" = 1 ] || fail "run $1 ($2): $errs error lines, want one"
-	summary="$summary $2=$st"
-}
-
-i=0 summary=
+i=0 out='' summary='' # run_output (test/qemu/lib.sh) sets both
 for n in $names missing.elf; do
 	i=$((i + 1))
 	run_output "$i" "$n"
