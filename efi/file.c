@@ -36,6 +36,35 @@ void file_free(void *buf, UINT64 size)
 				  EFI_SIZE_TO_PAGES(size ? size : 1));
 }
 
+/*
+ * GetInfo(EFI_FILE_INFO) into a pool buffer the caller frees, keeping the
+ * firmware's status (gnu-efi's LibFileInfo() returns NULL for every
+ * failure, an exhausted pool included).  The first guess fits a name of
+ * 128 characters; a longer one costs a second call at the size asked for.
+ */
+static EFI_STATUS file_get_info(EFI_FILE_HANDLE fh, EFI_FILE_INFO **ret)
+{
+	UINTN size = SIZE_OF_EFI_FILE_INFO + 128 * sizeof(CHAR16);
+	EFI_FILE_INFO *info;
+	EFI_STATUS st = EFI_BUFFER_TOO_SMALL;
+	int tries;
+
+	for (tries = 0; tries < 2 && st == EFI_BUFFER_TOO_SMALL; tries++) {
+		info = AllocatePool(size);
+		if (!info)
+			return EFI_OUT_OF_RESOURCES;
+		st = uefi_call_wrapper(fh->GetInfo, 4, fh, &GenericFileInfo, &size, info);
+		if (!EFI_ERROR(st) && size >= SIZE_OF_EFI_FILE_INFO) {
+			*ret = info;
+			return EFI_SUCCESS;
+		}
+		FreePool(info);
+		if (!EFI_ERROR(st))
+			st = EFI_DEVICE_ERROR; /* "success" with less than the fixed part */
+	}
+	return st == EFI_BUFFER_TOO_SMALL ? EFI_DEVICE_ERROR : st;
+}
+
 EFI_STATUS file_read(EFI_HANDLE device, const CHAR16 *path, UINT64 max_size,
 		     void **ret_buf, UINT64 *ret_size, struct file_failure *ret_fail)
 {
@@ -59,9 +88,9 @@ EFI_STATUS file_read(EFI_HANDLE device, const CHAR16 *path, UINT64 max_size,
 		goto out;
 	}
 	fail.step = FILE_STEP_INFO;
-	info = LibFileInfo(fh);
-	if (!info) {
-		st = EFI_DEVICE_ERROR;
+	st = file_get_info(fh, &info);
+	if (EFI_ERROR(st)) {
+		info = NULL;
 		goto out;
 	}
 	fail.step = FILE_STEP_DIRECTORY;
@@ -132,7 +161,7 @@ EFI_STATUS file_report(EFI_STATUS st, const CHAR16 *what, const CHAR16 *path,
 			return log_fail(st, L"%s %s: no such file on the loader's volume", what, path);
 		return log_fail(st, L"cannot open %s %s: %s", what, path, name);
 	case FILE_STEP_INFO:
-		return log_fail(st, L"cannot read the size of %s %s", what, path);
+		return log_fail(st, L"cannot read the size of %s %s: %s", what, path, name);
 	case FILE_STEP_DIRECTORY:
 		return log_fail(st, L"%s %s is a directory, not a file", what, path);
 	case FILE_STEP_TOO_BIG:

@@ -64,11 +64,16 @@ status_name() {
 # field of a fault-result line: rfield LINE KEY
 rfield() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 
-# judge_error SEG RESULT -> "" (fine) or why not
+# judge_error SEG RESULT EXPECTED -> "" (fine) or why not; EXPECTED
+# error:NAME or either:NAME also wants that status (status_name's spelling)
 judge_error() {
-	local seg=$1 res=$2 st errs why=
+	local seg=$1 res=$2 exp=$3 st errs why=
 	st=$(rfield "$res" status)
 	case $st in 8*) ;; *) why="returned $(status_name "$st"), not an error" ;; esac
+	case $exp in
+	*:*) [ "$(status_name "$st")" = "${exp#*:}" ] ||
+		why="${why:+$why; }returned $(status_name "$st"), want ${exp#*:}" ;;
+	esac
 	errs=$(grep -c '^kaslr-loader: error:' "$seg")
 	[ "$errs" = 1 ] || why="${why:+$why; }$errs error lines, want 1"
 	for k in leak_pages leak_pool badfree files violations; do
@@ -141,7 +146,7 @@ judge_returned() {
 	out="error($(status_name "$st"))"
 	[ -n "$(rfield "$res" injector-error)" ] && { record "$n" injector-error "injector could not start the loader: $res"; return; }
 	case $exp in
-	error* | either*) why=$(judge_error "$seg" "$res") ;;
+	error* | either*) why=$(judge_error "$seg" "$res" "$exp") ;;
 	abandon) why=$(judge_abandon "$seg" "$res") ;;
 	*) why="loader returned $(status_name "$st"), want ${exp}" ;;
 	esac
@@ -277,12 +282,12 @@ for base in clean clean-gz; do
 	[ "$base" = clean-gz ] && sfx=-gz opt=" :: kernel=kernel.elf.gz"
 	echo "sweep$sfx: the loader made $1 AllocatePages and $2 AllocatePool calls"
 	for ((k = 1; k <= $1; k++)); do
-		add_case "ap$sfx-$k" either - "ap.fail=$k$opt"
-		add_case "ap$sfx-from-$k" either - "ap.fail=$k+$opt"
+		add_case "ap$sfx-$k" either:OUT_OF_RESOURCES - "ap.fail=$k$opt"
+		add_case "ap$sfx-from-$k" either:OUT_OF_RESOURCES - "ap.fail=$k+$opt"
 	done
 	for ((k = 1; k <= $2; k++)); do
-		add_case "pool$sfx-$k" either - "pool.fail=$k$opt"
-		add_case "pool$sfx-from-$k" either - "pool.fail=$k+$opt"
+		add_case "pool$sfx-$k" either:OUT_OF_RESOURCES - "pool.fail=$k$opt"
+		add_case "pool$sfx-from-$k" either:OUT_OF_RESOURCES - "pool.fail=$k+$opt"
 	done
 done
 
