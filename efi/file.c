@@ -68,6 +68,7 @@ static EFI_STATUS file_get_info(EFI_FILE_HANDLE fh, EFI_FILE_INFO **ret)
 EFI_STATUS file_read(EFI_HANDLE device, const CHAR16 *path, UINT64 max_size,
 		     void **ret_buf, UINT64 *ret_size, struct file_failure *ret_fail)
 {
+	EFI_FILE_IO_INTERFACE *vol = NULL;
 	EFI_FILE_HANDLE root = NULL, fh = NULL;
 	EFI_FILE_INFO *info = NULL;
 	struct file_failure fail = { FILE_STEP_VOLUME, 0, 0, max_size };
@@ -75,9 +76,13 @@ EFI_STATUS file_read(EFI_HANDLE device, const CHAR16 *path, UINT64 max_size,
 	UINT64 size = 0, done = 0;
 	EFI_STATUS st;
 
-	root = LibOpenRoot(device);
-	if (!root) {
-		st = EFI_NOT_FOUND;
+	/* not LibOpenRoot(): it turns every failure into NULL */
+	st = uefi_call_wrapper(BS->HandleProtocol, 3, device, &FileSystemProtocol,
+			       (void **)&vol);
+	if (!EFI_ERROR(st))
+		st = uefi_call_wrapper(vol->OpenVolume, 2, vol, &root);
+	if (EFI_ERROR(st)) {
+		root = NULL;
 		goto out;
 	}
 	fail.step = FILE_STEP_OPEN;
@@ -154,8 +159,8 @@ EFI_STATUS file_report(EFI_STATUS st, const CHAR16 *what, const CHAR16 *path,
 	StatusToString(name, st);
 	switch (f->step) {
 	case FILE_STEP_VOLUME:
-		return log_fail(st, L"cannot open the file system the loader was started from, to read the %s",
-				what);
+		return log_fail(st, L"cannot open the file system the loader was started from, to read the %s: %s",
+				what, name);
 	case FILE_STEP_OPEN:
 		if (st == EFI_NOT_FOUND)
 			return log_fail(st, L"%s %s: no such file on the loader's volume", what, path);
