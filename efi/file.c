@@ -94,10 +94,8 @@ EFI_STATUS file_read(EFI_HANDLE device, const CHAR16 *path, UINT64 max_size,
 	}
 	fail.step = FILE_STEP_INFO;
 	st = file_get_info(fh, &info);
-	if (EFI_ERROR(st)) {
-		info = NULL;
+	if (EFI_ERROR(st))
 		goto out;
-	}
 	fail.step = FILE_STEP_DIRECTORY;
 	if (info->Attribute & EFI_FILE_DIRECTORY) {
 		st = EFI_INVALID_PARAMETER;

@@ -64,18 +64,27 @@ status_name() {
 # field of a fault-result line: rfield LINE KEY
 rfield() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 
+# judge_reported SEG RESULT -> "" or why not: the loader returned an EFI
+# error and printed exactly one error line (what every returned error owes)
+judge_reported() {
+	local seg=$1 res=$2 st errs why=
+	st=$(rfield "$res" status)
+	case $st in 8*) ;; *) why="returned $(status_name "$st"), not an error" ;; esac
+	errs=$(grep -c '^kaslr-loader: error:' "$seg")
+	[ "$errs" = 1 ] || why="${why:+$why; }$errs error lines, want 1"
+	printf '%s' "$why"
+}
+
 # judge_error SEG RESULT EXPECTED -> "" (fine) or why not; EXPECTED
 # error:NAME or either:NAME also wants that status (status_name's spelling)
 judge_error() {
-	local seg=$1 res=$2 exp=$3 st errs why=
+	local seg=$1 res=$2 exp=$3 st why
+	why=$(judge_reported "$seg" "$res")
 	st=$(rfield "$res" status)
-	case $st in 8*) ;; *) why="returned $(status_name "$st"), not an error" ;; esac
 	case $exp in
 	*:*) [ "$(status_name "$st")" = "${exp#*:}" ] ||
 		why="${why:+$why; }returned $(status_name "$st"), want ${exp#*:}" ;;
 	esac
-	errs=$(grep -c '^kaslr-loader: error:' "$seg")
-	[ "$errs" = 1 ] || why="${why:+$why; }$errs error lines, want 1"
 	for k in leak_pages leak_pool badfree files violations; do
 		[ "$(rfield "$res" $k)" = 0 ] || why="${why:+$why; }$k=$(rfield "$res" $k)"
 	done
@@ -157,11 +166,8 @@ judge_returned() {
 # for good the loader returns an error with one line and calls nothing but
 # GetMemoryMap and ExitBootServices (so it may not free what it holds)
 judge_abandon() {
-	local seg=$1 res=$2 st errs why=
-	st=$(rfield "$res" status)
-	case $st in 8*) ;; *) why="returned $(status_name "$st"), not an error" ;; esac
-	errs=$(grep -c '^kaslr-loader: error:' "$seg")
-	[ "$errs" = 1 ] || why="${why:+$why; }$errs error lines, want 1"
+	local seg=$1 res=$2 why
+	why=$(judge_reported "$seg" "$res")
 	[ "$(rfield "$res" violations)" = 0 ] ||
 		why="${why:+$why; }violations=$(rfield "$res" violations): $(grep -a '^fault-violation:' "$seg" | head -n 1)"
 	[ "$(rfield "$res" files)" = 0 ] || why="${why:+$why; }files=$(rfield "$res" files)"
