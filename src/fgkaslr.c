@@ -686,14 +686,6 @@ static uint64_t fgk_entry(const struct fgk_ctx *c)
 
 /* ------------------------------------------------------------- tables */
 
-static uint32_t fgk_rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /*
  * Re-sort one table in dest by the run-time code address of each entry's
  * key (relocation already done), stably; then, for every entry that moved
@@ -724,7 +716,7 @@ static enum ldr_err fgk_sort_table(struct fgk_ctx *c, uint32_t t, uint8_t *dest,
 		} else {
 			uint64_t at = new_vbase + off + i * es + tb->key_off;
 
-			key[i] = at + (uint64_t)(int64_t)(int32_t)fgk_rd32(f);
+			key[i] = at + (uint64_t)(int64_t)(int32_t)ldr_le32(f);
 		}
 		idx[i] = (uint32_t)i;
 	}
@@ -741,7 +733,7 @@ static enum ldr_err fgk_sort_table(struct fgk_ctx *c, uint32_t t, uint8_t *dest,
 			int64_t v;
 			uint32_t u;
 
-			v = (int64_t)(int32_t)fgk_rd32(e + 4 * w) - d;
+			v = (int64_t)(int32_t)ldr_le32(e + 4 * w) - d;
 			if (v < INT32_MIN || v > INT32_MAX) {
 				err = LDR_E_RELOC_RANGE;
 				break;

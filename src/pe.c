@@ -18,16 +18,6 @@
 #define PE_OPT_DIRS     112 /* PE32+: the data directories */
 #define PE_DIR_SECURITY 4   /* the certificate table */
 
-static uint16_t pe_u16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t pe_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* the optional header's offset and size, checked */
 static enum ldr_err pe_opt_header(const uint8_t *b, uint64_t len, uint64_t *ret_opt,
 				  uint32_t *ret_size, uint32_t *ret_nsect)
@@ -37,15 +27,15 @@ static enum ldr_err pe_opt_header(const uint8_t *b, uint64_t len, uint64_t *ret_
 
 	if (!ldr_in_bounds(0, 0x40, len) || b[0] != 'M' || b[1] != 'Z')
 		return LDR_E_PE_FORMAT;
-	pe = pe_u32(b + PE_DOS_LFANEW);
+	pe = ldr_le32(b + PE_DOS_LFANEW);
 	if (!ldr_in_bounds(pe, 4 + PE_COFF_SIZE, len) || memcmp(b + pe, "PE\0\0", 4) != 0)
 		return LDR_E_PE_FORMAT;
 	coff = pe + 4;
-	nsect = pe_u16(b + coff + 2);
-	optsize = pe_u16(b + coff + 16);
+	nsect = ldr_le16(b + coff + 2);
+	optsize = ldr_le16(b + coff + 16);
 	opt = coff + PE_COFF_SIZE;
 	if (nsect > PE_MAX_SECTIONS || optsize < 2 || !ldr_in_bounds(opt, optsize, len) ||
-	    pe_u16(b + opt) != PE_OPT_MAGIC64)
+	    ldr_le16(b + opt) != PE_OPT_MAGIC64)
 		return LDR_E_PE_FORMAT;
 	*ret_opt = opt;
 	*ret_size = optsize;
@@ -65,14 +55,14 @@ enum ldr_err pe_signature_size(const void *img, uint64_t len, uint64_t *ret_size
 		return err;
 	if (optsize < PE_OPT_DIRS)
 		return LDR_E_PE_FORMAT;
-	ndirs = pe_u32(b + opt + PE_OPT_NDIRS);
+	ndirs = ldr_le32(b + opt + PE_OPT_NDIRS);
 	if (ndirs <= PE_DIR_SECURITY) {
 		*ret_size = 0;
 		return LDR_OK;
 	}
 	if (!ldr_in_bounds(PE_OPT_DIRS, (uint64_t)(PE_DIR_SECURITY + 1) * 8, optsize))
 		return LDR_E_PE_FORMAT;
-	*ret_size = pe_u32(b + opt + PE_OPT_DIRS + PE_DIR_SECURITY * 8 + 4);
+	*ret_size = ldr_le32(b + opt + PE_OPT_DIRS + PE_DIR_SECURITY * 8 + 4);
 	return LDR_OK;
 }
 
@@ -97,8 +87,8 @@ enum ldr_err pe_find_section(const void *img, uint64_t len, enum pe_view view,
 		return LDR_E_PE_FORMAT;
 	for (i = 0; i < nsect; i++) {
 		const uint8_t *s = b + sect + (uint64_t)i * PE_SECT_SIZE;
-		uint32_t vsize = pe_u32(s + 8), rva = pe_u32(s + 12);
-		uint32_t rawsize = pe_u32(s + 16), rawoff = pe_u32(s + 20);
+		uint32_t vsize = ldr_le32(s + 8), rva = ldr_le32(s + 12);
+		uint32_t rawsize = ldr_le32(s + 16), rawoff = ldr_le32(s + 20);
 		uint64_t off = view == PE_VIEW_FILE ? rawoff : rva;
 		uint64_t size = vsize < rawsize ? vsize : rawsize;
 

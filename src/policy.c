@@ -10,16 +10,6 @@
 
 #define POL_REC_HDR 8
 
-static uint16_t pol_u16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t pol_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static void pol_put16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)v;
@@ -164,14 +154,14 @@ enum ldr_err policy_parse(const uint8_t *buf, uint64_t len, struct policy *ret)
 
 	memset(&p, 0, sizeof(p));
 	if (!ldr_in_bounds(0, POLICY_HEADER_SIZE, len) || memcmp(buf, POLICY_MAGIC, 8) != 0 ||
-	    pol_u16(buf + 8) != POLICY_VERSION || pol_u16(buf + 10) != POLICY_HEADER_SIZE)
+	    ldr_le16(buf + 8) != POLICY_VERSION || ldr_le16(buf + 10) != POLICY_HEADER_SIZE)
 		return LDR_E_POLICY_FORMAT;
-	used = pol_u32(buf + 12);
-	flags = pol_u32(buf + 16);
-	p.allow = pol_u32(buf + 20);
-	nrec = pol_u32(buf + 24);
+	used = ldr_le32(buf + 12);
+	flags = ldr_le32(buf + 16);
+	p.allow = ldr_le32(buf + 20);
+	nrec = ldr_le32(buf + 24);
 	if (used < POLICY_HEADER_SIZE || used > len || (flags & ~POLICY_F_WRITTEN) ||
-	    pol_u32(buf + 28) != 0)
+	    ldr_le32(buf + 28) != 0)
 		return LDR_E_POLICY_FORMAT;
 	p.used = used;
 	if (!(flags & POLICY_F_WRITTEN)) {
@@ -187,12 +177,12 @@ enum ldr_err policy_parse(const uint8_t *buf, uint64_t len, struct policy *ret)
 	for (i = 0; i < nrec; i++) {
 		uint32_t n, padded;
 
-		if (!ldr_in_bounds(off, POL_REC_HDR, used) || pol_u16(buf + off + 2) != 0)
+		if (!ldr_in_bounds(off, POL_REC_HDR, used) || ldr_le16(buf + off + 2) != 0)
 			return LDR_E_POLICY_FORMAT;
-		n = pol_u32(buf + off + 4);
+		n = ldr_le32(buf + off + 4);
 		if (!ldr_in_bounds(off + POL_REC_HDR, n, used))
 			return LDR_E_POLICY_FORMAT;
-		err = pol_record(&p, pol_u16(buf + off), buf + off + POL_REC_HDR, n);
+		err = pol_record(&p, ldr_le16(buf + off), buf + off + POL_REC_HDR, n);
 		if (err != LDR_OK)
 			return err;
 		/* n < used <= len fits 32 bits, so the padding does not wrap */

@@ -10,22 +10,12 @@
 #define TL_FIRST_HDR    32 /* pcr, type, sha1[20], event size */
 #define TL_SPEC_FIXED   (TL_SPEC_SIG_LEN + 4 + 4 + 4) /* sig, class, versions, nalg */
 
-static uint32_t tl_u32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static int tl_same(const uint8_t *a, const char *b, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++)
 		if (a[i] != (uint8_t)b[i])
 			return 0;
 	return 1;
-}
-
-static uint16_t tl_u16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
 }
 
 enum ldr_err tcglog_first(const uint8_t *log, uint64_t len, struct tcglog_spec *ret_spec,
@@ -37,21 +27,21 @@ enum ldr_err tcglog_first(const uint8_t *log, uint64_t len, struct tcglog_spec *
 
 	if (!ldr_in_bounds(0, TL_FIRST_HDR, len))
 		return LDR_E_TCGLOG;
-	n = tl_u32(log + 28);
+	n = ldr_le32(log + 28);
 	if (n > TCGLOG_EVENT_MAX || !ldr_in_bounds(TL_FIRST_HDR, n, len) || n < TL_SPEC_FIXED)
 		return LDR_E_TCGLOG;
 	ev = log + TL_FIRST_HDR;
-	if (tl_u32(log + 4) != TCG_EV_NO_ACTION || !tl_same(ev, TL_SPEC_SIG, TL_SPEC_SIG_LEN))
+	if (ldr_le32(log + 4) != TCG_EV_NO_ACTION || !tl_same(ev, TL_SPEC_SIG, TL_SPEC_SIG_LEN))
 		return LDR_E_TCGLOG;
-	spec.nalg = tl_u32(ev + TL_SPEC_FIXED - 4);
+	spec.nalg = ldr_le32(ev + TL_SPEC_FIXED - 4);
 	if (spec.nalg == 0 || spec.nalg > TCGLOG_MAX_ALGS ||
 	    !ldr_in_bounds(TL_SPEC_FIXED, (uint64_t)spec.nalg * 4, n))
 		return LDR_E_TCGLOG;
 	for (uint32_t i = 0; i < TCGLOG_MAX_ALGS; i++)
 		spec.alg[i] = spec.size[i] = 0;
 	for (uint32_t i = 0; i < spec.nalg; i++) {
-		spec.alg[i] = tl_u16(ev + TL_SPEC_FIXED + 4 * i);
-		spec.size[i] = tl_u16(ev + TL_SPEC_FIXED + 4 * i + 2);
+		spec.alg[i] = ldr_le16(ev + TL_SPEC_FIXED + 4 * i);
+		spec.size[i] = ldr_le16(ev + TL_SPEC_FIXED + 4 * i + 2);
 		if (spec.size[i] == 0 || spec.size[i] > 64)
 			return LDR_E_TCGLOG;
 	}
@@ -70,9 +60,9 @@ enum ldr_err tcglog_event(const uint8_t *log, uint64_t len, uint64_t off,
 	if (!ldr_in_bounds(off, 12, len))
 		return LDR_E_TCGLOG;
 	e.sha256 = 0;
-	e.pcr = tl_u32(log + off);
-	e.type = tl_u32(log + off + 4);
-	count = tl_u32(log + off + 8);
+	e.pcr = ldr_le32(log + off);
+	e.type = ldr_le32(log + off + 4);
+	count = ldr_le32(log + off + 8);
 	if (count == 0 || count > spec->nalg)
 		return LDR_E_TCGLOG;
 	p = off + 12;
@@ -82,7 +72,7 @@ enum ldr_err tcglog_event(const uint8_t *log, uint64_t len, uint64_t off,
 
 		if (!ldr_in_bounds(p, 2, len))
 			return LDR_E_TCGLOG;
-		alg = tl_u16(log + p);
+		alg = ldr_le16(log + p);
 		for (k = 0; k < spec->nalg && spec->alg[k] != alg; k++)
 			;
 		if (k == spec->nalg || !ldr_in_bounds(p + 2, spec->size[k], len))
@@ -93,7 +83,7 @@ enum ldr_err tcglog_event(const uint8_t *log, uint64_t len, uint64_t off,
 	}
 	if (!ldr_in_bounds(p, 4, len))
 		return LDR_E_TCGLOG;
-	n = tl_u32(log + p);
+	n = ldr_le32(log + p);
 	p += 4;
 	if (n > TCGLOG_EVENT_MAX || !ldr_in_bounds(p, n, len))
 		return LDR_E_TCGLOG;
