@@ -39,8 +39,6 @@
 #define BLI_ATTRS (EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS)
 #define BLI_PATH_MAX 512
 #define BLI_LIST_MAX 256
-/* device-path nodes looked at before giving up on a malformed path */
-#define DEVPATH_NODES_MAX 64
 /* a HD() node's length per the UEFI spec; sizeof() adds tail padding */
 #define BLI_HD_NODE_LEN 42
 

@@ -1,6 +1,8 @@
 /*
  * cpuid.h - the CPUID instruction, for the efi/ files that ask the CPU what
- * it has (rng.c: RDRAND/RDSEED; tsc.c: the TSC and its frequency).
+ * it has (rng.c: RDRAND/RDSEED; tsc.c: the TSC and its frequency;
+ * handoff.c: NX, 1 GiB pages), and RDMSR/WRMSR (zglue.c: the FS base;
+ * handoff.c: EFER, the local APIC).
  */
 #ifndef EFI_CPUID_H
 #define EFI_CPUID_H
@@ -19,6 +21,19 @@ static inline struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
 			 : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
 			 : "a"(leaf), "c"(subleaf));
 	return r;
+}
+
+static inline uint64_t cpu_rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void cpu_wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
 }
 
 static inline uint32_t cpuid_max_leaf(void)

@@ -137,18 +137,6 @@ static uint64_t ho_page(unsigned n)
 	return ho_block_phys + (uint64_t)n * PAGE_SIZE;
 }
 
-static uint64_t ho_rdmsr(uint32_t msr)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static void ho_wrmsr(uint32_t msr, uint64_t v)
-{
-	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)));
-}
 
 /* Ask the CPU, never assume: firmware setup can turn NX (XD) off. */
 static void ho_cpu_features(struct ho_cpu *c)
@@ -192,14 +180,14 @@ static void ho_outb(uint16_t port, uint8_t v)
 static uint32_t ho_apic_read(uint64_t base, int x2apic, uint16_t off)
 {
 	if (x2apic)
-		return (uint32_t)ho_rdmsr(0x800 + off / 16);
+		return (uint32_t)cpu_rdmsr(0x800 + off / 16);
 	return *(volatile uint32_t *)phys_to_ptr(base + off);
 }
 
 static void ho_apic_write(uint64_t base, int x2apic, uint16_t off, uint32_t v)
 {
 	if (x2apic)
-		ho_wrmsr(0x800 + off / 16, v);
+		cpu_wrmsr(0x800 + off / 16, v);
 	else
 		*(volatile uint32_t *)phys_to_ptr(base + off) = v;
 }
@@ -221,7 +209,7 @@ static void ho_mask_interrupts(void)
 	ho_outb(PIC2_DATA, 0xff);
 	if (!(cpuid(1, 0).edx & CPUID1_EDX_APIC))
 		return;
-	ab = ho_rdmsr(MSR_APIC_BASE);
+	ab = cpu_rdmsr(MSR_APIC_BASE);
 	if (!(ab & APIC_BASE_ENABLE))
 		return;
 	x2 = (ab & APIC_BASE_X2APIC) != 0;
@@ -452,7 +440,7 @@ EFI_STATUS handoff_boot(struct loader *L)
 		L->proto->after_exit(L);
 	loader_wipe_secrets(L);
 	if (cpu.nx)
-		ho_wrmsr(MSR_EFER, ho_rdmsr(MSR_EFER) | EFER_NXE);
+		cpu_wrmsr(MSR_EFER, cpu_rdmsr(MSR_EFER) | EFER_NXE);
 	if (L->proto->entry_state) {
 		ho_mask_interrupts();
 		cpu_entry_state();

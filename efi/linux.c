@@ -235,7 +235,7 @@ static EFI_STATUS linux_load_initrds(struct loader *L)
 {
 	void *buf[OPT_INITRD_MAX] = { 0 };
 	UINT64 size[OPT_INITRD_MAX] = { 0 };
-	CHAR16 name[OPT_PATH_MAX], path[OPT_PATH_MAX];
+	CHAR16 path[OPT_PATH_MAX];
 	struct file_failure ff;
 	uint64_t total = 0, max_end, count = 0, off = 0;
 	unsigned i, n = L->opt.ninitrd;
@@ -243,12 +243,8 @@ static EFI_STATUS linux_load_initrds(struct loader *L)
 
 	for (i = 0; i < n && !EFI_ERROR(st); i++) {
 		const struct opt_file *f = &L->opt.initrd[i];
-		UINTN c;
 
-		for (c = 0; f->path[c] && c + 1 < OPT_PATH_MAX; c++)
-			name[c] = (CHAR16)f->path[c];
-		name[c] = 0;
-		st = file_path_beside_image(L->li, name, path, OPT_PATH_MAX);
+		st = file_path_of_option(L->li, f->path, path, OPT_PATH_MAX);
 		if (EFI_ERROR(st)) {
 			log_efi(st, L"initrd path too long");
 			break;

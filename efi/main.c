@@ -193,6 +193,7 @@ static EFI_STATUS kernel_path(struct loader *L, CHAR16 *path, UINTN cap)
 static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
 {
 	struct file_failure ff;
+	enum decomp_format fmt;
 	enum ldr_err err;
 	EFI_STATUS st;
 
@@ -210,12 +211,13 @@ static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
 
 	L->image_buf = L->file;
 	L->image_size = L->file_size;
-	if (decomp_detect(L->file, L->file_size) != DECOMP_NONE) {
+	fmt = decomp_detect(L->file, L->file_size);
+	if (fmt != DECOMP_NONE) {
 		void *out;
 		uint64_t len, cap;
 
 		log_info(L"%s: decompressing %ld bytes (%a)", path, L->file_size,
-			 decomp_format_name(decomp_detect(L->file, L->file_size)));
+			 decomp_format_name(fmt));
 		err = decomp_image(L->file, L->file_size, L->opt.max_kernel, 0, &zglue_alloc,
 				   &out, &len, &cap);
 		if (err == LDR_E_DECOMP_TOO_BIG)

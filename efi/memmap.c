@@ -21,13 +21,6 @@ EFI_STATUS mmap_refresh(struct efi_mmap *m)
 	return EFI_SUCCESS;
 }
 
-void mmap_init_static(struct efi_mmap *m, void *buf, UINTN cap)
-{
-	m->buf = buf;
-	m->cap = cap;
-	m->size = 0;
-}
-
 EFI_STATUS mmap_get(struct efi_mmap *m)
 {
 	UINTN size = 0, key, dsize = 0;

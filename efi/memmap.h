@@ -29,9 +29,6 @@ EFI_STATUS mmap_get(struct efi_mmap *m);
  */
 EFI_STATUS mmap_refresh(struct efi_mmap *m);
 
-/* Use caller-provided storage (e.g. inside the handoff block). */
-void mmap_init_static(struct efi_mmap *m, void *buf, UINTN cap);
-
 void mmap_free(struct efi_mmap *m);
 
 /* e820_from_efi, e820_protocol_from_efi or e820_free_from_efi */

@@ -40,9 +40,10 @@ EFI_STATUS secureboot_init(struct loader *L)
 	const uint8_t *base = L->li->ImageBase;
 	struct pe_section s;
 	enum ldr_err err;
+	int sb = sb_var(L"SecureBoot");
 
-	L->secure_known = sb_var(L"SecureBoot") >= 0;
-	L->secure = sb_var(L"SecureBoot") == 1 && sb_var(L"SetupMode") == 0;
+	L->secure_known = sb >= 0;
+	L->secure = sb == 1 && sb_var(L"SetupMode") == 0;
 	L->policy = &sb_policy;
 	err = pe_find_section(base, L->li->ImageSize, PE_VIEW_MEMORY, POLICY_SECTION, &s);
 	if (err == LDR_OK)

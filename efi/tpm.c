@@ -128,16 +128,6 @@ int tpm_measure_cmdline(const char *cmdline, UINT32 len)
 	return tpm_extend(TPM_PCR_CMDLINE, TCG_EV_IPL, wide, n, wide, n);
 }
 
-static EFI_STATUS tpm_config_table(EFI_GUID *g, void **ret)
-{
-	for (UINTN i = 0; i < ST->NumberOfTableEntries; i++)
-		if (!CompareGuid(&ST->ConfigurationTable[i].VendorGuid, g)) {
-			*ret = ST->ConfigurationTable[i].VendorTable;
-			return EFI_SUCCESS;
-		}
-	return EFI_NOT_FOUND;
-}
-
 /* the bytes of the final-events table's records (Linux skips them in the copy) */
 static UINT64 tpm_final_preboot(const struct tcglog_spec *spec)
 {
@@ -146,7 +136,7 @@ static UINT64 tpm_final_preboot(const struct tcglog_spec *spec)
 	struct tcglog_event e;
 	UINT64 off = 0, i;
 
-	if (EFI_ERROR(tpm_config_table(&fg, (void **)&ft)) || !ft)
+	if (EFI_ERROR(LibGetSystemConfigurationTable(&fg, (void **)&ft)) || !ft)
 		return 0;
 	for (i = 0; i < ft->NumberOfEvents; i++) {
 		/* firmware memory: each record is bounded by TCGLOG_EVENT_MAX */

@@ -26,6 +26,7 @@
  * zstd window; see decompress.h for the largest).
  */
 #include "zglue.h"
+#include "cpuid.h"
 #include "log.h"
 
 #define MSR_FS_BASE 0xc0000100
@@ -39,19 +40,6 @@ void (*zglue_abort_hook)(void);
 static EFI_TPL zglue_old_tpl;
 static int zglue_in_lib; /* inside a library call: allocations come from the arena */
 
-static uint64_t zglue_rdmsr(uint32_t msr)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
-	return ((uint64_t)hi << 32) | lo;
-}
-
-static void zglue_wrmsr(uint32_t msr, uint64_t v)
-{
-	__asm__ volatile("wrmsr" : : "c"(msr), "a"((uint32_t)v),
-			 "d"((uint32_t)(v >> 32)));
-}
 
 void zglue_enter(EFI_HANDLE image, uint64_t canary)
 {
@@ -59,10 +47,10 @@ void zglue_enter(EFI_HANDLE image, uint64_t canary)
 	/* glibc keeps the low byte zero so string overflows stop at it */
 	zglue_tcb[0x28 / 8] = canary & ~0xffULL;
 	if (!zglue_active) {
-		zglue_saved_fs = zglue_rdmsr(MSR_FS_BASE);
+		zglue_saved_fs = cpu_rdmsr(MSR_FS_BASE);
 		zglue_active = 1;
 	}
-	zglue_wrmsr(MSR_FS_BASE, (uint64_t)(UINTN)zglue_tcb);
+	cpu_wrmsr(MSR_FS_BASE, (uint64_t)(UINTN)zglue_tcb);
 }
 
 void zglue_wipe(void)
@@ -74,7 +62,7 @@ void zglue_leave(void)
 {
 	if (!zglue_active)
 		return;
-	zglue_wrmsr(MSR_FS_BASE, zglue_saved_fs);
+	cpu_wrmsr(MSR_FS_BASE, zglue_saved_fs);
 	zglue_active = 0;
 }
 
