@@ -106,8 +106,7 @@ static EFI_STATUS linux_unpack_bzimage(struct loader *L)
 
 	err = bzimage_parse(L->image_buf, L->image_size, L->opt.max_kernel, &bz);
 	if (err == LDR_E_DECOMP_TOO_BIG)
-		return log_ldr(EFI_LOAD_ERROR, err, L"%s: more than %ld bytes (raise kaslr.maxsize=)",
-			       L->kernel_path, L->opt.max_kernel);
+		return loader_too_big(L, L->kernel_path);
 	if (err != LDR_OK)
 		return log_ldr(log_status_of(err), err, L"%s is not a bootable bzImage",
 			       L->kernel_path);
@@ -118,8 +117,7 @@ static EFI_STATUS linux_unpack_bzimage(struct loader *L)
 		 bz.payload_len);
 	err = bzimage_decompress(&bz, L->opt.max_kernel, &zglue_alloc, &out, &len, &cap);
 	if (err == LDR_E_DECOMP_TOO_BIG)
-		return log_ldr(EFI_LOAD_ERROR, err, L"%s: more than %ld bytes (raise kaslr.maxsize=)",
-			       L->kernel_path, L->opt.max_kernel);
+		return loader_too_big(L, L->kernel_path);
 	if (err != LDR_OK)
 		return log_ldr(log_status_of(err), err, L"%s: its payload", L->kernel_path);
 	CopyMem(lx_hdr.header, (void *)bz.setup_header, bz.setup_header_len);

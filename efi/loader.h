@@ -168,4 +168,7 @@ EFI_STATUS handoff_boot(struct loader *L);
 /* Wipe L->sec and every other secret copy the loader keeps. */
 void loader_wipe_secrets(struct loader *L);
 
+/* the one line for a kernel (PATH) that decompresses to more than kaslr.maxsize= */
+EFI_STATUS loader_too_big(const struct loader *L, const CHAR16 *path);
+
 #endif

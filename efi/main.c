@@ -189,6 +189,12 @@ static EFI_STATUS kernel_path(struct loader *L, CHAR16 *path, UINTN cap)
 	return EFI_SUCCESS;
 }
 
+EFI_STATUS loader_too_big(const struct loader *L, const CHAR16 *path)
+{
+	return log_ldr(EFI_LOAD_ERROR, LDR_E_DECOMP_TOO_BIG,
+		       L"%s: more than %ld bytes (raise kaslr.maxsize=)", path, L->opt.max_kernel);
+}
+
 /* Read the kernel file, check its pinned hash, decompress it if it is. */
 static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
 {
@@ -221,9 +227,7 @@ static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
 		err = decomp_image(L->file, L->file_size, L->opt.max_kernel, 0, &zglue_alloc,
 				   &out, &len, &cap);
 		if (err == LDR_E_DECOMP_TOO_BIG)
-			return log_ldr(EFI_LOAD_ERROR, err,
-				       L"%s: more than %ld bytes (raise kaslr.maxsize=)",
-				       path, L->opt.max_kernel);
+			return loader_too_big(L, path);
 		if (err != LDR_OK)
 			return log_ldr(log_status_of(err), err, L"%s", path);
 		L->image_buf = out;

@@ -304,33 +304,44 @@ static int opt_verbatim(const char *k, size_t klen)
 }
 
 /*
- * One initrd: PATH[:sha256=HEX] (FAT forbids ':' in names, so the pin
- * cannot be part of the path), appended to the list.
+ * PATH[:sha256=HEX], the n bytes at v (FAT forbids ':' in names, so the
+ * pin cannot be part of the path): the path into path[OPT_PATH_MAX], the
+ * pin into sha256 with *have set.
  */
-static enum ldr_err opt_initrd(struct ldr_options *o, const char *v, size_t vlen)
+static enum ldr_err opt_pinned_path(const char *v, size_t n, char *path, int *have,
+				    uint8_t sha256[32])
 {
 	static const char pin[] = ":sha256=";
 	const size_t pin_len = sizeof(pin) - 1;
-	struct opt_file *f;
 	size_t colon = 0;
 
-	if (o->ninitrd == OPT_INITRD_MAX)
-		return LDR_E_OPT_TOO_MANY;
-	while (colon < vlen && v[colon] != ':')
+	while (colon < n && v[colon] != ':')
 		colon++;
 	if (colon == 0)
 		return LDR_E_OPT_VALUE;
+	if (colon < n) {
+		if (n - colon < pin_len || memcmp(v + colon, pin, pin_len) != 0)
+			return LDR_E_OPT_VALUE;
+		if (opt_hex32(v + colon + pin_len, n - colon - pin_len, sha256) != LDR_OK)
+			return LDR_E_OPT_HEX;
+		*have = 1;
+	}
+	return opt_copy(path, OPT_PATH_MAX, v, colon);
+}
+
+/* One initrd: PATH[:sha256=HEX], appended to the list. */
+static enum ldr_err opt_initrd(struct ldr_options *o, const char *v, size_t vlen)
+{
+	struct opt_file *f;
+	enum ldr_err err;
+
+	if (o->ninitrd == OPT_INITRD_MAX)
+		return LDR_E_OPT_TOO_MANY;
 	f = &o->initrd[o->ninitrd];
 	memset(f, 0, sizeof(*f));
-	if (colon < vlen) {
-		if (vlen - colon < pin_len || memcmp(v + colon, pin, pin_len) != 0)
-			return LDR_E_OPT_VALUE;
-		if (opt_hex32(v + colon + pin_len, vlen - colon - pin_len, f->sha256) != LDR_OK)
-			return LDR_E_OPT_HEX;
-		f->have_sha256 = 1;
-	}
-	if (opt_copy(f->path, sizeof(f->path), v, colon) != LDR_OK)
-		return LDR_E_OPT_TOO_LONG;
+	err = opt_pinned_path(v, vlen, f->path, &f->have_sha256, f->sha256);
+	if (err != LDR_OK)
+		return err;
 	o->ninitrd++;
 	return LDR_OK;
 }
@@ -342,10 +353,8 @@ static enum ldr_err opt_initrd(struct ldr_options *o, const char *v, size_t vlen
  */
 static enum ldr_err opt_module(struct ldr_options *o, const char *v, size_t vlen)
 {
-	static const char pin[] = ":sha256=";
-	const size_t pin_len = sizeof(pin) - 1;
 	struct opt_module *m;
-	size_t end = 0, colon = 0, s;
+	size_t end = 0, s;
 	enum ldr_err err;
 
 	if (o->modules_replace) {
@@ -356,20 +365,9 @@ static enum ldr_err opt_module(struct ldr_options *o, const char *v, size_t vlen
 		return LDR_E_OPT_TOO_MANY;
 	while (end < vlen && v[end] != ',' && !opt_is_space(v[end]))
 		end++;
-	while (colon < end && v[colon] != ':')
-		colon++;
-	if (colon == 0)
-		return LDR_E_OPT_VALUE;
 	m = &o->modules[o->nmodules];
 	memset(m, 0, sizeof(*m));
-	if (colon < end) {
-		if (end - colon < pin_len || memcmp(v + colon, pin, pin_len) != 0)
-			return LDR_E_OPT_VALUE;
-		if (opt_hex32(v + colon + pin_len, end - colon - pin_len, m->sha256) != LDR_OK)
-			return LDR_E_OPT_HEX;
-		m->have_sha256 = 1;
-	}
-	err = opt_copy(m->path, sizeof(m->path), v, colon);
+	err = opt_pinned_path(v, end, m->path, &m->have_sha256, m->sha256);
 	if (err != LDR_OK)
 		return err;
 	s = end < vlen ? end + 1 : end;
