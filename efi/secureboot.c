@@ -62,7 +62,6 @@ EFI_STATUS secureboot_init(struct loader *L)
 EFI_STATUS policy_check_file(struct loader *L, enum policy_kind kind, const CHAR16 *path,
 			     const void *buf, UINT64 len, const uint8_t *pin)
 {
-	const uint8_t *override = NULL;
 	char apath[OPT_PATH_MAX];
 	uint8_t digest[32];
 	enum ldr_err err;
@@ -73,11 +72,10 @@ EFI_STATUS policy_check_file(struct loader *L, enum policy_kind kind, const CHAR
 		apath[i] = path[i] < 0x80 ? (char)path[i] : '?';
 	apath[i] = 0;
 	sha256(buf, len, digest);
-	override = pin;
-	err = policy_check_digest(L->policy, L->secure, kind, apath, digest, override);
+	err = policy_check_digest(L->policy, L->secure, kind, apath, digest, pin);
 	if (err != LDR_OK)
 		return log_ldr(EFI_SECURITY_VIOLATION, err, L"%s: refusing to boot", path);
-	if (L->secure || override || policy_find(L->policy, kind, apath))
+	if (L->secure || pin || policy_find(L->policy, kind, apath))
 		log_info(L"%s: sha256 matches", path);
 	if (kind == POLICY_KERNEL)
 		tpm_measure_tagged(TPM_PCR_FILES, TPM_TAG_KERNEL, apath, buf, len);
