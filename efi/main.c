@@ -106,6 +106,26 @@ static EFI_STATUS load_options(struct loader *L)
 	return EFI_SUCCESS;
 }
 
+/*
+ * What decides this boot's layout and files, whoever wrote it (policy,
+ * kaslr.conf, load options), into PCR 5 on every boot with a TPM; the
+ * command line into PCR 12.
+ */
+static EFI_STATUS measure_settings(struct loader *L)
+{
+	static char text[OPT_SETTINGS_MAX + 1];
+	size_t len = 0;
+	enum ldr_err err;
+
+	err = options_settings_text(&L->opt, text, OPT_SETTINGS_MAX, &len);
+	if (err != LDR_OK)
+		return log_ldr(log_status_of(err), err, L"the settings text to measure");
+	text[len] = 0;
+	tpm_measure_settings(text, len);
+	tpm_measure_cmdline(L->opt.cmdline, L->opt.cmdline_len);
+	return EFI_SUCCESS;
+}
+
 static EFI_STATUS gather_entropy(struct loader *L)
 {
 	struct entropy_pool pool;
@@ -311,7 +331,9 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		log_verbose = L->opt.verbose;
 		if (L->secure)
 			log_info(L"Secure Boot is on: booting only what the embedded policy pins");
-		tpm_measure_cmdline(L->opt.cmdline, L->opt.cmdline_len);
+		st = measure_settings(L);
+	}
+	if (!EFI_ERROR(st)) {
 		log_step_begin();
 		st = gather_entropy(L);
 	}

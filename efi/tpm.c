@@ -16,7 +16,9 @@
 #include "log.h"
 #include "options.h"
 
-#define TPM_EVENT_MAX 4096 /* the event record, description included */
+/* the event record, header included: the settings text is the largest */
+#define TPM_EVENT_MAX (OPT_SETTINGS_MAX + 256)
+_Static_assert(TPM_EVENT_MAX >= 2 * OPT_CMDLINE_MAX + 64, "the command line in UTF-16 fits");
 
 static EFI_TCG2_PROTOCOL *tpm_proto;
 static int tpm_state; /* 0 not asked, 1 present, -1 absent */
@@ -54,26 +56,29 @@ static void tpm_warn(EFI_STATUS st, const CHAR16 *what)
 	log_warn(L"TPM: %s failed (%s); booting without this measurement", what, name);
 }
 
-/* one HashLogExtendEvent: data hashed, ev[0..evlen) the record's event data */
-static int tpm_extend(UINT32 pcr, UINT32 type, const void *data, UINT64 len,
-		      const void *ev, UINTN evlen)
+/*
+ * The one event record: callers write the event data at tpm_rec's Event
+ * (at most TPM_EVENT_DATA_MAX bytes), then tpm_extend fills the header.
+ */
+static UINT8 tpm_rec_buf[TPM_EVENT_MAX];
+#define TPM_REC ((EFI_TCG2_EVENT *)tpm_rec_buf)
+#define TPM_REC_HDR (sizeof(UINT32) + sizeof(EFI_TCG2_EVENT_HEADER))
+#define TPM_EVENT_DATA_MAX (sizeof(tpm_rec_buf) - TPM_REC_HDR)
+
+/* one HashLogExtendEvent: data hashed, the record's evlen bytes of event data */
+static int tpm_extend(UINT32 pcr, UINT32 type, const void *data, UINT64 len, UINTN evlen)
 {
-	static UINT8 buf[TPM_EVENT_MAX];
-	EFI_TCG2_EVENT *e = (EFI_TCG2_EVENT *)buf;
+	EFI_TCG2_EVENT *e = TPM_REC;
 	EFI_TCG2_PROTOCOL *t = tpm_get();
-	UINTN hdr = sizeof(e->Size) + sizeof(EFI_TCG2_EVENT_HEADER);
 	EFI_STATUS st;
 
 	if (!t)
 		return 0;
-	if (evlen > sizeof(buf) - hdr)
-		evlen = sizeof(buf) - hdr; /* the description only: the hash covers data */
-	e->Size = (UINT32)(hdr + evlen);
+	e->Size = (UINT32)(TPM_REC_HDR + evlen);
 	e->Header.HeaderSize = sizeof(EFI_TCG2_EVENT_HEADER);
 	e->Header.HeaderVersion = EFI_TCG2_EVENT_HEADER_VERSION;
 	e->Header.PCRIndex = pcr;
 	e->Header.EventType = type;
-	CopyMem(e->Event, (void *)ev, evlen);
 	st = uefi_call_wrapper(t->HashLogExtendEvent, 5, t, 0ULL,
 			       (EFI_PHYSICAL_ADDRESS)(UINTN)data, len, e);
 	if (EFI_ERROR(st)) {
@@ -97,16 +102,17 @@ static UINTN tpm_utf16(const char *s, UINTN n, UINT8 *out, UINTN cap)
 
 int tpm_measure_tagged(UINT32 pcr, UINT32 tag, const char *desc, const void *data, UINT64 len)
 {
-	static UINT8 ev[TPM_EVENT_MAX - 64];
-	TCG_PC_CLIENT_TAGGED_EVENT *te = (TCG_PC_CLIENT_TAGGED_EVENT *)ev;
-	UINTN cap = sizeof(ev) - 8, n = 0;
+	TCG_PC_CLIENT_TAGGED_EVENT *te = (TCG_PC_CLIENT_TAGGED_EVENT *)TPM_REC->Event;
+	UINTN cap = TPM_EVENT_DATA_MAX - 8, n = 0;
 
 	if (!tpm_get())
 		return 0;
 	while (desc[n])
 		n++;
-	/* Linux's initrd record carries its ASCII text, ours UTF-16 */
-	if (tag == TPM_TAG_INITRD) {
+	/* Linux's initrd record carries its ASCII text, and so does the
+	 * settings record (the text itself); our other records UTF-16.  A
+	 * description cut short is only that: the hash covers data. */
+	if (tag == TPM_TAG_INITRD || tag == TPM_TAG_SETTINGS) {
 		n = n < cap ? n : cap;
 		CopyMem(te->Event, (void *)desc, n);
 	} else {
@@ -114,18 +120,24 @@ int tpm_measure_tagged(UINT32 pcr, UINT32 tag, const char *desc, const void *dat
 	}
 	te->EventId = tag;
 	te->EventSize = (UINT32)n;
-	return tpm_extend(pcr, TCG_EV_EVENT_TAG, data, len, ev, 8 + n);
+	return tpm_extend(pcr, TCG_EV_EVENT_TAG, data, len, 8 + n);
+}
+
+int tpm_measure_settings(const char *text, UINTN len)
+{
+	return tpm_measure_tagged(TPM_PCR_POLICY, TPM_TAG_SETTINGS, text, text, len);
 }
 
 int tpm_measure_cmdline(const char *cmdline, UINT32 len)
 {
-	static UINT8 wide[2 * OPT_CMDLINE_MAX];
+	UINT8 *wide = TPM_REC->Event;
 	UINTN n;
 
 	if (!tpm_get())
 		return 0;
-	n = tpm_utf16(cmdline, len, wide, sizeof(wide));
-	return tpm_extend(TPM_PCR_CMDLINE, TCG_EV_IPL, wide, n, wide, n);
+	/* the record's data is the line in UTF-16, and so is what is hashed */
+	n = tpm_utf16(cmdline, len, wide, TPM_EVENT_DATA_MAX);
+	return tpm_extend(TPM_PCR_CMDLINE, TCG_EV_IPL, wide, n, n);
 }
 
 /* the bytes of the final-events table's records (Linux skips them in the copy) */

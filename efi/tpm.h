@@ -12,13 +12,14 @@
 #include "ldr.h"
 
 /* PCRs and event tags (README, "what is measured where") */
-#define TPM_PCR_POLICY  5  /* boot-loader configuration: the embedded policy */
+#define TPM_PCR_POLICY  5  /* boot-loader configuration: the policy, the settings */
 #define TPM_PCR_FILES   9  /* the kernel file, each initrd and each module */
 #define TPM_PCR_CMDLINE 12 /* the kernel command line */
 #define TPM_TAG_KERNEL  0x4b4c4b52u /* the kernel file ("RKLK") */
 #define TPM_TAG_POLICY  0x4b4c5043u /* the policy ("CPLK") */
 #define TPM_TAG_INITRD  0x8f3b22ecu /* the tag Linux's EFI stub gives an initrd */
 #define TPM_TAG_MODULE  0x4b4c4d4fu /* a module= file ("OMLK") */
+#define TPM_TAG_SETTINGS 0x4b4c5354u /* the effective settings ("TSLK") */
 
 /*
  * EV_EVENT_TAG record into pcr: hash of data[0..len), the tagged event's
@@ -26,6 +27,14 @@
  * TPM, -1 on a TPM error (warned once).
  */
 int tpm_measure_tagged(UINT32 pcr, UINT32 tag, const char *desc, const void *data, UINT64 len);
+
+/*
+ * The effective settings (options_settings_text) into PCR 5: EV_EVENT_TAG
+ * with tag TPM_TAG_SETTINGS, hash over the text, the tagged event's data
+ * the same text in ASCII, so that a verifier reads what was measured.
+ * text[len] is a NUL.
+ */
+int tpm_measure_settings(const char *text, UINTN len);
 
 /*
  * The kernel command line into PCR 12, as systemd-boot and systemd-stub

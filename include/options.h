@@ -144,6 +144,25 @@ const char *options_key_risk(enum opt_key_id id);
 enum opt_key_id options_key_find(const char *name, size_t len);
 
 /*
+ * The effective settings as one canonical text, measured on every boot
+ * (README, "What is measured where"): the first line OPT_SETTINGS_HEADER,
+ * then one "key=value" line per key in the key table's order - every key,
+ * set or not, with the value the loader uses: flags 0 or 1, sizes in
+ * lower-case hex (0x1000000), paths as given, a pin as 64 hex digits or
+ * "none", kaslr.seed as "sha256:" and the SHA-256 of the seed (the event
+ * log is readable; the seed is not put there) or "none"; one line per
+ * module (PATH[:sha256=HEX],STRING) and per initrd (PATH[:sha256=HEX]) in
+ * order, none when there are none.  The command line is left out: it has
+ * PCR 12 to itself.  No draw of the generator is ever part of it, so the
+ * same settings give the same text on every boot.  Errors:
+ * LDR_E_OPT_TOO_LONG (cap too small; OPT_SETTINGS_MAX always suffices).
+ */
+#define OPT_SETTINGS_HEADER "kaslr-loader settings 1"
+#define OPT_SETTINGS_MAX    (16 * KIB)
+enum ldr_err options_settings_text(const struct ldr_options *o, char *out, size_t cap,
+				   size_t *ret_len);
+
+/*
  * Parse a size: decimal or 0x-hex, optional K/M/G suffix (binary units).
  * Errors: LDR_E_OPT_VALUE (syntax, or overflow).
  */

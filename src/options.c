@@ -10,6 +10,7 @@
 #include "options.h"
 #include "slot.h"
 #include "decompress.h"
+#include "sha256.h"
 
 void options_defaults(struct ldr_options *o)
 {
@@ -144,6 +145,16 @@ enum opt_kind {
 	OPT_MODULE,  /* module=: appended to the list (opt_module()) */
 };
 
+/*
+ * How a key's effective value appears in the settings text that is
+ * measured (options_settings_text):
+ */
+enum opt_measure {
+	OPT_M_VALUE,  /* as the loader uses it */
+	OPT_M_DIGEST, /* as the SHA-256 of its value: the event log is readable */
+	OPT_M_PCR12,  /* not here: measured on its own into PCR 12 */
+};
+
 /* the hint of LDR_E_OPT_TOO_MANY (include/ldr.h) names the number */
 _Static_assert(OPT_MODULES_MAX == 16 && OPT_INITRD_MAX == 8,
 	       "LDR_E_OPT_TOO_MANY's hint says 16 and 8");
@@ -161,18 +172,19 @@ static const struct opt_key {
 	size_t have_off; /* OPT_HEX32: its have_ flag */
 	enum opt_sb_rule sb;
 	const char *risk; /* what it would do that Secure Boot forbids */
+	enum opt_measure measure;
 } opt_keys[OPT_K_COUNT] = {
 	[OPT_K_VERBOSE] = { "verbose", OPT_FLAG, offsetof(struct ldr_options, verbose), 0,
-			    OPT_SB_TAKEN, "" },
+			    OPT_SB_IF_ALLOWED, "prints the kernel's addresses" },
 	[OPT_K_NOKASLR] = { "nokaslr", OPT_FLAG, offsetof(struct ldr_options, nokaslr), 0,
 			    OPT_SB_IF_ALLOWED, "turns randomization off" },
 	[OPT_K_KERNEL] = { "kernel", OPT_PATH, offsetof(struct ldr_options, kernel), 0,
 			   OPT_SB_NEVER, "boots another file" },
 	[OPT_K_CMDLINE] = { "cmdline", OPT_CMDLINE, offsetof(struct ldr_options, cmdline), 0,
-			    OPT_SB_IF_ALLOWED, "changes the kernel's command line" },
+			    OPT_SB_IF_ALLOWED, "changes the kernel's command line", OPT_M_PCR12 },
 	[OPT_K_SEED] = { "kaslr.seed", OPT_HEX32, offsetof(struct ldr_options, seed),
 			 offsetof(struct ldr_options, have_seed), OPT_SB_IF_ALLOWED,
-			 "makes the placement predictable" },
+			 "makes the placement predictable", OPT_M_DIGEST },
 	[OPT_K_SHA256] = { "sha256", OPT_HEX32, offsetof(struct ldr_options, sha256),
 			   offsetof(struct ldr_options, have_sha256), OPT_SB_NEVER,
 			   "replaces the pinned hash" },
@@ -565,5 +577,137 @@ enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t l
 			return err;
 		}
 	}
+	return LDR_OK;
+}
+
+/*
+ * The settings text: a bounded writer that remembers running out of room
+ * (one check at the end instead of one per piece).
+ */
+struct opt_text {
+	char *p;
+	size_t len, cap;
+	int overflow;
+};
+
+static void ot_put(struct opt_text *t, const char *s, size_t n)
+{
+	if (t->overflow || n > t->cap - t->len) {
+		t->overflow = 1;
+		return;
+	}
+	memcpy(t->p + t->len, s, n);
+	t->len += n;
+}
+
+static void ot_str(struct opt_text *t, const char *s)
+{
+	ot_put(t, s, strlen(s));
+}
+
+static void ot_hex(struct opt_text *t, const uint8_t *b, size_t n)
+{
+	static const char digit[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		char h[2] = { digit[b[i] >> 4], digit[b[i] & 15] };
+
+		ot_put(t, h, 2);
+	}
+}
+
+/* lower-case hex without leading zeros: 0x0, 0x1000000 */
+static void ot_u64(struct opt_text *t, uint64_t v)
+{
+	char d[16];
+	int n = 0;
+
+	do {
+		d[15 - n++] = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	ot_str(t, "0x");
+	ot_put(t, d + 16 - n, (size_t)n);
+}
+
+/* PATH, then ":sha256=HEX" when pinned */
+static void ot_file(struct opt_text *t, const char *path, int have, const uint8_t sha[32])
+{
+	ot_str(t, path);
+	if (have) {
+		ot_str(t, ":sha256=");
+		ot_hex(t, sha, 32);
+	}
+}
+
+enum ldr_err options_settings_text(const struct ldr_options *o, char *out, size_t cap,
+				   size_t *ret_len)
+{
+	struct opt_text t = { out, 0, cap, 0 };
+
+	ot_str(&t, OPT_SETTINGS_HEADER "\n");
+	for (unsigned i = 0; i < OPT_K_COUNT; i++) {
+		const struct opt_key *key = &opt_keys[i];
+		const char *field = (const char *)o + key->off;
+		uint32_t n;
+
+		if (key->measure == OPT_M_PCR12)
+			continue;
+		switch (key->kind) {
+		case OPT_MODULE: /* one line per module, in order */
+			for (n = 0; n < o->nmodules; n++) {
+				const struct opt_module *m = &o->modules[n];
+
+				ot_str(&t, key->name);
+				ot_str(&t, "=");
+				ot_file(&t, m->path, m->have_sha256, m->sha256);
+				ot_str(&t, ",");
+				ot_put(&t, m->string, m->string_len);
+				ot_str(&t, "\n");
+			}
+			continue;
+		case OPT_INITRD: /* one line per initrd, in order */
+			for (n = 0; n < o->ninitrd; n++) {
+				ot_str(&t, key->name);
+				ot_str(&t, "=");
+				ot_file(&t, o->initrd[n].path, o->initrd[n].have_sha256,
+					o->initrd[n].sha256);
+				ot_str(&t, "\n");
+			}
+			continue;
+		default:
+			break;
+		}
+		ot_str(&t, key->name);
+		ot_str(&t, "=");
+		switch (key->kind) {
+		case OPT_FLAG:
+			ot_str(&t, *(const int *)field ? "1" : "0");
+			break;
+		case OPT_PATH:
+			ot_str(&t, field);
+			break;
+		case OPT_HEX32:
+			if (!*(const int *)((const char *)o + key->have_off)) {
+				ot_str(&t, "none");
+			} else if (key->measure == OPT_M_DIGEST) {
+				uint8_t d[SHA256_DIGEST_SIZE];
+
+				sha256(field, 32, d);
+				ot_str(&t, "sha256:");
+				ot_hex(&t, d, sizeof(d));
+			} else {
+				ot_hex(&t, (const uint8_t *)field, 32);
+			}
+			break;
+		default: /* OPT_SIZE, OPT_SIZE_NZ */
+			ot_u64(&t, *(const uint64_t *)field);
+			break;
+		}
+		ot_str(&t, "\n");
+	}
+	if (t.overflow)
+		return LDR_E_OPT_TOO_LONG;
+	*ret_len = t.len;
 	return LDR_OK;
 }

@@ -10,6 +10,11 @@
 #     fb=<fb0's name> ramdisk=<the RAMDISK range dmesg shows> kaslr=<0|1>
 #     cmdline=<the rest of the line: /proc/cmdline>
 #
+# and before it, with a TPM, the SHA-256 bank's PCRs as the kernel reads
+# them (/sys/class/tpm/tpm0/pcr-sha256/N):
+#
+#   linux-init: PCRS 0=<hex> 1=<hex> ... 15=<hex>
+#
 # kaslr=0 when the kernel says its offset is disabled (checked on its own
 # panic report: see kl.panic).  Then, by kl.mode= on the command line:
 #   initrd (default)  power off
@@ -48,6 +53,14 @@ fi
 sha=$(sha256sum /data/check.bin | cut -d' ' -f1)
 fb=$(tr ' ' '_' </sys/class/graphics/fb0/name 2>/dev/null)
 rd=$(dmesg | sed -n 's/.*RAMDISK: \[mem \(0x[0-9a-f]*-0x[0-9a-f]*\)\].*/\1/p' | head -n 1)
+d=/sys/class/tpm/tpm0/pcr-sha256
+if [ -r "$d/0" ]; then
+	pcrs=
+	for i in 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15; do
+		pcrs="$pcrs $i=$(cat "$d/$i")"
+	done
+	echo "linux-init: PCRS$pcrs"
+fi
 echo "linux-init: REPORT text=$text code=$code efi=$efi loaderinfo=${info:-none} sha=$sha fb=${fb:-none} ramdisk=${rd:-none} cmdline=$(cat /proc/cmdline)"
 
 if [ "$(arg kl.mode)" = root ]; then

@@ -12,6 +12,8 @@
 #     U_TEXT U_CODE U_EFI U_INFO U_SHA U_FB U_RAMDISK U_CMDLINE
 #   and from the loader's verbose lines (what it claims to have done, for
 #   the report to be compared with): L_PHYS L_VOFF L_INITRD
+#   and, with a TPM (boot.sh's --tpm), U_PCRS: "0=HEX ... 15=HEX" as the
+#   running kernel reads them
 #   U_DIR is initramfs.sh's directory (data.sha256, root.img); LOG the log.
 LINUX_LINK=0xffffffff81000000
 
@@ -58,6 +60,8 @@ user_boot() {
 	U_INFO=$(kv "$line" loaderinfo) U_SHA=$(kv "$line" sha) U_FB=$(kv "$line" fb)
 	# shellcheck disable=SC2034
 	U_RAMDISK=$(kv "$line" ramdisk) U_CMDLINE=$(kv "$line" cmdline)
+	# shellcheck disable=SC2034
+	U_PCRS=$(clean_log "$LOG" | sed -n 's/^linux-init: PCRS //p' | tail -n 1)
 	line=$(clean_log "$LOG" | grep -a 'kaslr-loader: linux: physical base' | tail -n 1)
 	L_PHYS=$(printf '%s\n' "$line" | sed -n 's/.*physical base \(0x[0-9A-Fa-f]*\),.*/\1/p')
 	L_VOFF=$(printf '%s\n' "$line" | sed -n 's/.*virtual offset \(0x[0-9A-Fa-f]*\) from.*/\1/p')

@@ -9,9 +9,12 @@
 #include <string.h>
 
 #include "options.h"
+#include "sha256.h"
 #include "test.h"
 
 #define HEX_SEQ "000102030405060708090a0b0c0d0e0f101112131415161718191A1B1C1D1E1F"
+/* the same in lower case, as the settings text writes it */
+#define HEX_SHA_LC "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeffe0e1e2e3e4e5e6e7e8e9eaebecedeeef"
 #define HEX_SHA "F0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFFe0e1e2e3e4e5e6e7e8e9eaebecedeeef"
 #define DEF ((uint64_t)-1) /* "the default" in the tables below */
 
@@ -747,4 +750,141 @@ TEST(test_modules_limits)
 			     "module path of %d", OPT_PATH_MAX - 1 + extra);
 	}
 	free(t);
+}
+
+/* ---- the settings text measured into PCR 5 ---- */
+
+static size_t settings(const struct ldr_options *o, char *buf, size_t cap)
+{
+	size_t len = 0;
+
+	CHECK_EQ_U64(options_settings_text(o, buf, cap, &len), LDR_OK, "settings text");
+	buf[len < cap ? len : cap - 1] = 0;
+	return len;
+}
+
+TEST(test_settings_defaults)
+{
+	static const char want[] =
+		"kaslr-loader settings 1\n"
+		"verbose=0\n"
+		"nokaslr=0\n"
+		"kernel=\n"
+		"kaslr.seed=none\n"
+		"sha256=none\n"
+		"kaslr.min=0x1000000\n"
+		"kaslr.max=0x0\n"
+		"kaslr.maxsize=0x20000000\n";
+	static char buf[OPT_SETTINGS_MAX + 1];
+	struct ldr_options o;
+
+	options_defaults(&o);
+	settings(&o, buf, sizeof(buf));
+	CHECK(str_eq(buf, want), "settings of the defaults:\n%s", buf);
+	/* a key set to its default value is the same setting */
+	CHECK_EQ_U64(options_parse_line(&o, "kaslr.min=16M verbose=0 -- quiet", 32), LDR_OK,
+		     "defaults spelled out");
+	settings(&o, buf, sizeof(buf));
+	CHECK(str_eq(buf, want), "defaults spelled out, and a command line:\n%s", buf);
+}
+
+TEST(test_settings_values)
+{
+	static const char conf[] =
+		"kernel \\EFI\\k.elf\n"
+		"nokaslr\n"
+		"kaslr.seed 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f\n"
+		"kaslr.max 0x84000000\n"
+		"module a.bin:sha256=" HEX_SHA_LC " one two\n"
+		"module b.bin\n"
+		"initrd i.img\n";
+	static char buf[OPT_SETTINGS_MAX + 1];
+	uint8_t seed[32], d[32];
+	char seed_hex[65];
+	struct ldr_options o;
+
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_config(&o, conf, sizeof(conf) - 1), LDR_OK, "settings conf");
+	settings(&o, buf, sizeof(buf));
+	/* the seed appears only as its digest */
+	for (int i = 0; i < 32; i++)
+		seed[i] = (uint8_t)i;
+	sha256(seed, 32, d);
+	for (int i = 0; i < 32; i++)
+		snprintf(seed_hex + 2 * i, 3, "%02x", d[i]);
+	CHECK(strstr(buf, "\nkaslr.seed=sha256:") && strstr(buf, seed_hex),
+	      "seed as its digest:\n%s", buf);
+	CHECK(!strstr(buf, "000102030405"), "the seed itself is not in the text:\n%s", buf);
+	CHECK(strstr(buf, "\nnokaslr=1\n") && strstr(buf, "\nkernel=\\EFI\\k.elf\n") &&
+	      strstr(buf, "\nkaslr.max=0x84000000\n"), "flags, paths, sizes:\n%s", buf);
+	CHECK(strstr(buf, "\nmodule=a.bin:sha256=" HEX_SHA_LC ",one two\nmodule=b.bin,\n"),
+	      "modules in order with pin and string:\n%s", buf);
+	CHECK(strstr(buf, "\ninitrd=i.img\n"), "initrd:\n%s", buf);
+}
+
+/* every key that shapes the boot changes the text; the command line does not */
+TEST(test_settings_changes)
+{
+	static const char *const changes[] = {
+		"verbose", "nokaslr", "kernel=x.elf", "kaslr.min=64M", "kaslr.max=132M",
+		"kaslr.maxsize=100M", "sha256=" HEX_SHA,
+		"kaslr.seed=0000000000000000000000000000000000000000000000000000000000000000",
+		"kaslr.seed=0000000000000000000000000000000000000000000000000000000000000001",
+		"module=m.bin,b", "module=m.bin,c", "module=m.bin:sha256=" HEX_SHA ",b",
+		"initrd=i.img", "initrd=i.img:sha256=" HEX_SHA,
+	};
+	static char base[OPT_SETTINGS_MAX + 1], buf[OPT_SETTINGS_MAX + 1];
+	uint8_t seen[sizeof(changes) / sizeof(changes[0])][32];
+	struct ldr_options o;
+
+	options_defaults(&o);
+	settings(&o, base, sizeof(base));
+	for (size_t i = 0; i < sizeof(changes) / sizeof(changes[0]); i++) {
+		options_defaults(&o);
+		CHECK_EQ_U64(options_parse_line(&o, changes[i], strlen(changes[i])), LDR_OK, "%s",
+			     changes[i]);
+		settings(&o, buf, sizeof(buf));
+		CHECK(!str_eq(buf, base), "'%s' leaves the settings text unchanged", changes[i]);
+		sha256(buf, strlen(buf), seen[i]);
+		for (size_t j = 0; j < i; j++)
+			CHECK(memcmp(seen[i], seen[j], 32) != 0, "'%s' and '%s' give the same text",
+			      changes[i], changes[j]);
+	}
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_line(&o, "-- other", 8), LDR_OK, "cmdline");
+	settings(&o, buf, sizeof(buf));
+	CHECK(str_eq(buf, base), "the command line (PCR 12) is not in the settings text");
+}
+
+/* the largest options fit OPT_SETTINGS_MAX; a smaller buffer is an error */
+TEST(test_settings_bounds)
+{
+	static char buf[OPT_SETTINGS_MAX + 1];
+	struct ldr_options o;
+	size_t len = 0;
+
+	options_defaults(&o);
+	memset(o.kernel, 'k', sizeof(o.kernel) - 1);
+	for (unsigned i = 0; i < OPT_MODULES_MAX; i++) {
+		memset(o.modules[i].path, 'p', sizeof(o.modules[i].path) - 1);
+		memset(o.modules[i].string, 's', sizeof(o.modules[i].string) - 1);
+		o.modules[i].string_len = sizeof(o.modules[i].string) - 1;
+		o.modules[i].have_sha256 = 1;
+	}
+	o.nmodules = OPT_MODULES_MAX;
+	for (unsigned i = 0; i < OPT_INITRD_MAX; i++) {
+		memset(o.initrd[i].path, 'i', sizeof(o.initrd[i].path) - 1);
+		o.initrd[i].have_sha256 = 1;
+	}
+	o.ninitrd = OPT_INITRD_MAX;
+	o.have_seed = o.have_sha256 = 1;
+	o.max_addr = o.min_addr = o.max_kernel = UINT64_MAX;
+	CHECK_EQ_U64(options_settings_text(&o, buf, OPT_SETTINGS_MAX, &len), LDR_OK,
+		     "the largest settings fit OPT_SETTINGS_MAX");
+	CHECK(len > 12000 && len <= OPT_SETTINGS_MAX, "largest settings: %zu bytes", len);
+	buf[len] = 0;
+	CHECK(strstr(buf, "kaslr.max=0xffffffffffffffff\n") != NULL, "UINT64_MAX in hex");
+	CHECK_EQ_U64(options_settings_text(&o, buf, len - 1, &len), LDR_E_OPT_TOO_LONG,
+		     "one byte short");
+	CHECK_EQ_U64(options_settings_text(&o, buf, 0, &len), LDR_E_OPT_TOO_LONG, "no room");
 }

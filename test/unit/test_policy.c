@@ -280,10 +280,16 @@ TEST(merge_table)
 	options_defaults(&o);
 	policy_to_options(&p, &o);
 	ign = merge_line(&o, "verbose kernel=\\EFI\\evil.elf nokaslr -- init=/bin/sh", 1, 0);
-	CHECK(ign == (OPT_BIT(OPT_K_KERNEL) | OPT_BIT(OPT_K_NOKASLR) | OPT_BIT(OPT_K_CMDLINE)),
+	CHECK(ign == (OPT_BIT(OPT_K_VERBOSE) | OPT_BIT(OPT_K_KERNEL) | OPT_BIT(OPT_K_NOKASLR) |
+		      OPT_BIT(OPT_K_CMDLINE)),
 	      "ignored 0x%x", ign);
 	CHECK(strcmp(o.kernel, p.file[0].path) == 0 && strcmp(o.cmdline, p.cmdline) == 0 &&
-	      o.cmdline_len == p.cmdline_len && !o.nokaslr && o.verbose, "policy kept");
+	      o.cmdline_len == p.cmdline_len && !o.nokaslr && !o.verbose, "policy kept");
+	/* verbose prints addresses: under Secure Boot only when the policy allows it */
+	options_defaults(&o);
+	policy_to_options(&p, &o);
+	CHECK(merge_line(&o, "verbose", 1, OPT_BIT(OPT_K_VERBOSE)) == 0 && o.verbose,
+	      "verbose allowed by the policy");
 	/* repeating the policy's own values is no change, so no warning */
 	snprintf(line, sizeof(line), "kernel=%s -- %s", p.file[0].path, p.cmdline);
 	CHECK(merge_line(&o, line, 1, 0) == 0, "same values are not ignored inputs");
