@@ -362,7 +362,6 @@ static enum ldr_err linux_finish(struct loader *L, const struct handoff_env *env
 	a.cmdline = ptr_to_phys(lx_page(LX_CMDLINE_PAGE));
 	a.cmdline_len = L->opt.cmdline_len;
 	a.acpi_rsdp = env->acpi_rsdp;
-	a.kernel_phys = L->phys_base;
 	a.kernel_size = L->layout.size;
 	a.link_phys = L->elf.pbase;
 	a.kaslr = !L->opt.nokaslr;
