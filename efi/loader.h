@@ -168,6 +168,14 @@ EFI_STATUS handoff_boot(struct loader *L);
 /* Wipe L->sec and every other secret copy the loader keeps. */
 void loader_wipe_secrets(struct loader *L);
 
+/*
+ * Just before the jump: the secrets, then all of *L - the physical and
+ * virtual bases, the entry, the modules' places, the shuffle's report, the
+ * options - none of which the kernel needs from the loader's memory (it
+ * gets what it is owed in its hand-off data).  Nothing may read L after.
+ */
+void loader_wipe_all(struct loader *L);
+
 /* the one line for a kernel (PATH) that decompresses to more than kaslr.maxsize= */
 EFI_STATUS loader_too_big(const struct loader *L, const CHAR16 *path);
 

@@ -56,8 +56,11 @@ EFI_STATUS mmap_get(struct efi_mmap *m)
 
 void mmap_free(struct efi_mmap *m)
 {
-	if (m->buf)
+	/* a map taken after placement lists the kernel's pages: wiped */
+	if (m->buf) {
+		ldr_wipe(m->buf, m->cap);
 		FreePool(m->buf);
+	}
 	m->buf = NULL;
 }
 

@@ -30,6 +30,8 @@ static void *paging_page(void *ctx)
 						PAGING_CHUNK, &a)))
 			return NULL;
 		p->chunk[p->nchunks++] = a;
+		/* whole: the pages never used hold no stale firmware data */
+		SetMem(phys_to_ptr(a), PAGING_CHUNK * PAGE_SIZE, 0);
 		p->next = a;
 		p->end = a + PAGING_CHUNK * PAGE_SIZE;
 	}

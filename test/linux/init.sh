@@ -19,6 +19,8 @@
 # Every multi-byte field of boot_params sits at such an offset.  Unaligned
 # windows are not checked: any lone small byte among zeros reads there as a
 # multiple of 16 MiB, which a 2 MiB-aligned base would match by chance.
+# A base at the link-time address (16 MiB) or an offset of 0 is public
+# (pref_address, nokaslr) and not compared.
 #
 # kaslr=0 when the kernel says its offset is disabled (checked on its own
 # panic report: see kl.panic).  Then, by kl.mode= on the command line:
@@ -69,6 +71,9 @@ bpuid=$(echo "$bp" | head -n 1)
 # the kernel's own word for its layout (read as root above)
 voff=$(printf '%016x' $((text - 0xffffffff81000000)))
 phys=$(printf '%016x' $((code)))
+# at its link-time address (16 MiB, as pref_address says) or offset 0 the
+# kernel has nothing to hide in that value: not compared
+[ "$phys" = 0000000001000000 ] && phys=0000000000000000
 bphits=$(echo "$bp" | tail -n +2 | awk -v P="$phys" -v V="$voff" '
 	function le(i, n,   s, k) { s = ""; for (k = n; k >= 1; k--) s = s b[i + k - 1]; return s }
 	function hit(i, what) { out = out (out == "" ? "" : ",") sprintf("%s0x%x:%s", NR > 1 ? "setup" (NR - 1) "+" : "", i - 1, what) }
