@@ -110,14 +110,13 @@ static UINTN ho_map_pages;
  */
 static EFI_STATUS ho_final_map_buffer(struct handoff_env *env)
 {
-	UINTN size = 0, key = 0, dsize = 0;
-	UINT32 dver = 0;
+	UINTN size = 0, dsize = 0;
 	EFI_STATUS st;
 
-	st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, NULL, &key, &dsize, &dver);
-	if (st != EFI_BUFFER_TOO_SMALL)
-		return log_efi(EFI_ERROR(st) ? st : EFI_DEVICE_ERROR, L"GetMemoryMap (its size)");
-	if (dsize < EFI_MD_MIN_SIZE || size > HO_MAP_MAX)
+	st = mmap_probe(&size, &dsize);
+	if (EFI_ERROR(st) && st != EFI_UNSUPPORTED)
+		return log_efi(st, L"GetMemoryMap (its size)");
+	if (st == EFI_UNSUPPORTED || dsize < EFI_MD_MIN_SIZE || size > HO_MAP_MAX)
 		return log_ldr(EFI_UNSUPPORTED, dsize < EFI_MD_MIN_SIZE ? LDR_E_MMAP_DESC_SIZE
 									: LDR_E_MMAP_TOO_BIG,
 			       L"the firmware's memory map");

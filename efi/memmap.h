@@ -19,6 +19,14 @@ struct efi_mmap {
 	UINT32 desc_version;
 };
 
+/*
+ * The map's size and descriptor size now, from GetMemoryMap with no buffer
+ * (the probe mmap_get makes before each try).  EFI_UNSUPPORTED: descriptors
+ * smaller than EFI_MEMORY_DESCRIPTOR (*ret_desc_size says how small); any
+ * other error is the firmware's (EFI_DEVICE_ERROR if it said success).
+ */
+EFI_STATUS mmap_probe(UINTN *ret_size, UINTN *ret_desc_size);
+
 /* Allocate a buffer with room to spare and fetch the current map into it. */
 EFI_STATUS mmap_get(struct efi_mmap *m);
 
