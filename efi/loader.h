@@ -106,6 +106,13 @@ struct loader {
 	UINT64 image_size;
 	UINT64 image_cap;    /* bytes allocated at image_buf when decompressed */
 	struct elf_image elf;
+	/* the one parse of image_buf (elf_parse_diag, default limits), made by
+	 * the first probe that needs it and used by the protocol's load:
+	 * elf_probed set, elf_err its result (LDR_OK: elf holds the image),
+	 * elf_wx its W+X diagnostic */
+	int elf_probed;
+	enum ldr_err elf_err;
+	struct elf_wx_clash elf_wx;
 	struct kernel_layout layout;
 
 	/* entropy */
