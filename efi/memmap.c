@@ -73,10 +73,16 @@ void mmap_free(struct efi_mmap *m)
 	m->buf = NULL;
 }
 
+/* the entries mmap_convert_how allocates for m */
+static size_t mmap_regions_cap(const struct efi_mmap *m)
+{
+	return E820_CAP_FOR(m->size / m->desc_size) + 8;
+}
+
 static EFI_STATUS mmap_convert_how(const struct efi_mmap *m, mmap_convert_fn conv,
 				   struct mem_region **ret_regions, size_t *ret_count, int quiet)
 {
-	size_t cap = E820_CAP_FOR(m->size / m->desc_size) + 8, n = 0;
+	size_t cap = mmap_regions_cap(m), n = 0;
 	struct mem_region *r;
 	enum ldr_err err;
 
@@ -93,6 +99,14 @@ static EFI_STATUS mmap_convert_how(const struct efi_mmap *m, mmap_convert_fn con
 	*ret_regions = r;
 	*ret_count = n;
 	return EFI_SUCCESS;
+}
+
+void mmap_regions_free(const struct efi_mmap *m, struct mem_region *r)
+{
+	if (!r)
+		return;
+	ldr_wipe(r, mmap_regions_cap(m) * sizeof(*r));
+	FreePool(r);
 }
 
 EFI_STATUS mmap_convert(const struct efi_mmap *m, mmap_convert_fn conv,

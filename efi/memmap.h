@@ -45,6 +45,12 @@ typedef enum ldr_err (*mmap_convert_fn)(const void *map, uint64_t map_size,
 					size_t out_cap, size_t *ret_count);
 
 /*
+ * Give back a region list mmap_convert() made from m (still the same map),
+ * wiped: after placement its gaps say where the kernel is.
+ */
+void mmap_regions_free(const struct efi_mmap *m, struct mem_region *r);
+
+/*
  * Convert m with conv into a pool-allocated array (*ret_regions, FreePool
  * it) of *ret_count entries.  Logs its own errors; mmap_convert_quiet
  * does not (for what only verbose output needs).

@@ -179,7 +179,7 @@ EFI_STATUS paging_build(const struct loader *L, const struct paging_req *req,
 		return st;
 	}
 	err = paging_identity(pt, e820, n, big, req->phys_limit);
-	FreePool(e820);
+	mmap_regions_free(&m, e820);
 	if (err != LDR_OK) {
 		mmap_free(&m);
 		return log_ldr(EFI_OUT_OF_RESOURCES, err, L"identity-mapping RAM");
