@@ -20,6 +20,7 @@ static struct exc_facts exc_facts;
 void exc_set_facts(const struct exc_facts *f)
 {
 	exc_facts = *f;
+	exc_facts.magic = KB_CRASH_FACTS_MAGIC;
 }
 
 static void exc_kv(const char *key, uint64_t v)

@@ -183,11 +183,34 @@ EFI_STATUS file_report(EFI_STATUS st, const CHAR16 *what, const CHAR16 *path,
 	return log_fail(st, L"reading %s %s: %s", what, path, name);
 }
 
+/* the loader's own directory, from its device path once: "\EFI\BOOT\" */
+static struct {
+	const EFI_LOADED_IMAGE *li; /* whose it is; NULL: not yet read */
+	CHAR16 path[FILE_SELF_MAX];
+	UINTN len;                  /* through the last backslash; 0: none */
+} file_self;
+
+static void file_self_dir(const EFI_LOADED_IMAGE *li)
+{
+	UINTN i;
+
+	if (file_self.li == li)
+		return;
+	file_self.li = li;
+	file_self.len = 0;
+	/* read in place: a directory silently lost to a failed allocation
+	 * would make the loader read the volume root's files instead */
+	if (devpath_file_path(li->FilePath, file_self.path, FILE_SELF_MAX))
+		for (i = 0; file_self.path[i]; i++)
+			if (file_self.path[i] == L'\\')
+				file_self.len = i + 1;
+}
+
 EFI_STATUS file_path_beside_image(EFI_LOADED_IMAGE *li, const CHAR16 *name,
 				  CHAR16 *out, UINTN cap)
 {
-	CHAR16 self[FILE_SELF_MAX];
-	UINTN dir_len = 0, i, n;
+	const CHAR16 *self = file_self.path;
+	UINTN dir_len, i, n;
 
 	if (name[0] == L'\\' || name[0] == L'/') {
 		if (StrLen(name) + 1 > cap)
@@ -195,12 +218,8 @@ EFI_STATUS file_path_beside_image(EFI_LOADED_IMAGE *li, const CHAR16 *name,
 		StrCpy(out, name);
 		goto slashes;
 	}
-	/* read in place: a directory silently lost to a failed allocation
-	 * would make the loader read the volume root's files instead */
-	if (devpath_file_path(li->FilePath, self, FILE_SELF_MAX))
-		for (i = 0; self[i]; i++)
-			if (self[i] == L'\\')
-				dir_len = i + 1;
+	file_self_dir(li);
+	dir_len = file_self.len;
 	n = StrLen(name);
 	if (dir_len + n + 2 > cap)
 		return EFI_BUFFER_TOO_SMALL;

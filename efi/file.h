@@ -52,6 +52,7 @@ EFI_STATUS file_alloc_pages(UINT64 size, void **ret_buf);
 /*
  * The directory of the running image's own path ("\EFI\BOOT\"), joined with
  * NAME, into out (cap CHAR16s).  NAME starting with '\' is taken as is.
+ * The directory is read from li's device path on the first call only.
  */
 EFI_STATUS file_path_beside_image(EFI_LOADED_IMAGE *li, const CHAR16 *name,
 				  CHAR16 *out, UINTN cap);

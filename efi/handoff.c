@@ -8,7 +8,8 @@
  *   5. Boot Loader Interface variables, the serial port
  *   6. ExitBootServices, retried on a stale map key (src/ebs.c), the
  *      protocol finishing its data on every map fetched
- *   7. the secrets wiped, the jump (efi/cpu.S)
+ *   7. the secrets and the loader's state wiped (loader_wipe_all), the
+ *      jump (efi/cpu.S)
  *
  * Every step before 6 that fails is reported on the console and undone;
  * the loader returns the status to whoever started it.  If every
@@ -109,14 +110,13 @@ static UINTN ho_map_pages;
  */
 static EFI_STATUS ho_final_map_buffer(struct handoff_env *env)
 {
-	UINTN size = 0, key = 0, dsize = 0;
-	UINT32 dver = 0;
+	UINTN size = 0, dsize = 0;
 	EFI_STATUS st;
 
-	st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, NULL, &key, &dsize, &dver);
-	if (st != EFI_BUFFER_TOO_SMALL)
-		return log_efi(EFI_ERROR(st) ? st : EFI_DEVICE_ERROR, L"GetMemoryMap (its size)");
-	if (dsize < EFI_MD_MIN_SIZE || size > HO_MAP_MAX)
+	st = mmap_probe(&size, &dsize);
+	if (EFI_ERROR(st) && st != EFI_UNSUPPORTED)
+		return log_efi(st, L"GetMemoryMap (its size)");
+	if (st == EFI_UNSUPPORTED || dsize < EFI_MD_MIN_SIZE || size > HO_MAP_MAX)
 		return log_ldr(EFI_UNSUPPORTED, dsize < EFI_MD_MIN_SIZE ? LDR_E_MMAP_DESC_SIZE
 									: LDR_E_MMAP_TOO_BIG,
 			       L"the firmware's memory map");
@@ -127,6 +127,8 @@ static EFI_STATUS ho_final_map_buffer(struct handoff_env *env)
 		ho_map_phys = 0;
 		return log_efi(st, L"AllocatePages for the final memory map");
 	}
+	/* the kernel gets these pages: only the final map in them */
+	SetMem(phys_to_ptr(ho_map_phys), ho_map_pages * PAGE_SIZE, 0);
 	env->map_cap = ho_map_pages * PAGE_SIZE;
 	env->map_desc_size = dsize;
 	return EFI_SUCCESS;
@@ -354,7 +356,8 @@ EFI_STATUS handoff_boot(struct loader *L)
 	struct exc_facts facts;
 	struct ho_cpu cpu;
 	struct pt pt;
-	int fb_mapped = 0;
+	uint64_t entry;
+	int fb_mapped = 0, entry_state;
 	enum ldr_err err;
 	EFI_STATUS st;
 
@@ -405,6 +408,7 @@ EFI_STATUS handoff_boot(struct loader *L)
 	facts.phys_offset = L->phys_base - L->elf.pbase;
 	facts.virt_offset = L->virt_base - L->elf.link_vbase;
 	exc_set_facts(&facts);
+	ldr_wipe(&facts, sizeof(facts));
 
 	log_info(L"handing off: entry 0x%lx, hand-off block 0x%lx, cr3 0x%lx", L->entry,
 		 ho_block_phys, pt.pml4_phys);
@@ -438,15 +442,18 @@ EFI_STATUS handoff_boot(struct loader *L)
 	zglue_leave();
 	if (log_verbose && L->proto->after_exit)
 		L->proto->after_exit(L);
-	loader_wipe_secrets(L);
+	/* the secrets, then everything the loader knew about the layout */
+	entry = L->entry;
+	entry_state = L->proto->entry_state;
+	loader_wipe_all(L);
 	if (cpu.nx)
 		cpu_wrmsr(MSR_EFER, cpu_rdmsr(MSR_EFER) | EFER_NXE);
-	if (L->proto->entry_state) {
+	if (entry_state) {
 		ho_mask_interrupts();
 		cpu_entry_state();
 	}
 	handoff_jump(pt.pml4_phys, ho_block + HO_GDTR_OFF, ho_block + HO_IDTR_OFF,
-		     env.stack_top + 8, L->entry, x.arg);
+		     env.stack_top + 8, entry, x.arg);
 fail:
 	L->proto->release(L); /* gives back only what prepare allocated */
 	tpm_remove_linux_event_log();

@@ -81,16 +81,18 @@ static uint8_t *lx_page(unsigned n)
 
 static EFI_STATUS linux_cmdline_placement(struct loader *L);
 
-/* A bzImage (its setup header's marks), or an x86-64 vmlinux: ELF with
- * Linux's appended relocation table. */
-static int linux_probe(const struct loader *L)
+/*
+ * A bzImage (its setup header's marks), or an x86-64 vmlinux: ELF with
+ * Linux's appended relocation table.  Anything else is parsed here, once,
+ * into L->elf: the load (this protocol's or the next one's) takes it.
+ */
+static int linux_probe(struct loader *L)
 {
-	static struct elf_image img;
-
 	if (bzimage_detect(L->image_buf, L->image_size))
 		return 1;
-	return elf_parse(L->image_buf, L->image_size, NULL, &img) == LDR_OK &&
-	       linux_detect(&img);
+	L->elf_err = elf_parse_diag(L->image_buf, L->image_size, NULL, &L->elf, &L->elf_wx);
+	L->elf_probed = 1;
+	return L->elf_err == LDR_OK && linux_detect(&L->elf);
 }
 
 /*
@@ -144,12 +146,15 @@ static EFI_STATUS linux_load(struct loader *L)
 	EFI_STATUS st;
 
 	SetMem(&lx_hdr, sizeof(lx_hdr), 0);
-	if (bzimage_detect(L->image_buf, L->image_size)) {
+	if (!L->elf_probed) {
+		/* a bzImage: its payload is the vmlinux, parsed once here */
 		st = linux_unpack_bzimage(L);
 		if (EFI_ERROR(st))
 			return st;
+		L->elf_err = elf_parse(L->image_buf, L->image_size, NULL, &L->elf);
+		L->elf_probed = 1;
 	}
-	err = elf_parse(L->image_buf, L->image_size, NULL, &L->elf);
+	err = L->elf_err;
 	if (err != LDR_OK)
 		return log_ldr(log_status_of(err), err, L"%s is not a loadable Linux kernel",
 			       L->kernel_path);
@@ -362,7 +367,6 @@ static enum ldr_err linux_finish(struct loader *L, const struct handoff_env *env
 	a.cmdline = ptr_to_phys(lx_page(LX_CMDLINE_PAGE));
 	a.cmdline_len = L->opt.cmdline_len;
 	a.acpi_rsdp = env->acpi_rsdp;
-	a.kernel_phys = L->phys_base;
 	a.kernel_size = L->layout.size;
 	a.link_phys = L->elf.pbase;
 	a.kaslr = !L->opt.nokaslr;

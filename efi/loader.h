@@ -106,6 +106,13 @@ struct loader {
 	UINT64 image_size;
 	UINT64 image_cap;    /* bytes allocated at image_buf when decompressed */
 	struct elf_image elf;
+	/* the one parse of image_buf (elf_parse_diag, default limits), made by
+	 * the first probe that needs it and used by the protocol's load:
+	 * elf_probed set, elf_err its result (LDR_OK: elf holds the image),
+	 * elf_wx its W+X diagnostic */
+	int elf_probed;
+	enum ldr_err elf_err;
+	struct elf_wx_clash elf_wx;
 	struct kernel_layout layout;
 
 	/* entropy */
@@ -167,6 +174,14 @@ EFI_STATUS handoff_boot(struct loader *L);
 
 /* Wipe L->sec and every other secret copy the loader keeps. */
 void loader_wipe_secrets(struct loader *L);
+
+/*
+ * Just before the jump: the secrets, then all of *L - the physical and
+ * virtual bases, the entry, the modules' places, the shuffle's report, the
+ * options - none of which the kernel needs from the loader's memory (it
+ * gets what it is owed in its hand-off data).  Nothing may read L after.
+ */
+void loader_wipe_all(struct loader *L);
 
 /* the one line for a kernel (PATH) that decompresses to more than kaslr.maxsize= */
 EFI_STATUS loader_too_big(const struct loader *L, const CHAR16 *path);

@@ -299,6 +299,12 @@ void loader_wipe_secrets(struct loader *L)
 
 static struct loader loader;
 
+void loader_wipe_all(struct loader *L)
+{
+	loader_wipe_secrets(L);
+	ldr_wipe(L, sizeof(*L));
+}
+
 /* a decompressor's stack check failed: the loader exits from there */
 static void main_abort_wipe(void)
 {

@@ -21,24 +21,33 @@ EFI_STATUS mmap_refresh(struct efi_mmap *m)
 	return EFI_SUCCESS;
 }
 
+EFI_STATUS mmap_probe(UINTN *ret_size, UINTN *ret_desc_size)
+{
+	/* a NULL buffer must come with size 0: a stale size from an earlier
+	 * try is EFI_INVALID_PARAMETER */
+	UINTN size = 0, key = 0, dsize = 0;
+	UINT32 dver = 0;
+	EFI_STATUS st;
+
+	st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, NULL, &key, &dsize, &dver);
+	if (st != EFI_BUFFER_TOO_SMALL)
+		return EFI_ERROR(st) ? st : EFI_DEVICE_ERROR;
+	*ret_size = size;
+	*ret_desc_size = dsize;
+	return dsize < sizeof(EFI_MEMORY_DESCRIPTOR) ? EFI_UNSUPPORTED : EFI_SUCCESS;
+}
+
 EFI_STATUS mmap_get(struct efi_mmap *m)
 {
-	UINTN size = 0, key, dsize = 0;
-	UINT32 dver;
+	UINTN size = 0, dsize = 0;
 	EFI_STATUS st;
 	int tries;
 
 	m->buf = NULL;
 	for (tries = 0; tries < 4; tries++) {
-		/* a NULL buffer must come with size 0: a stale size from the
-		 * last try is EFI_INVALID_PARAMETER */
-		size = 0;
-		st = uefi_call_wrapper(BS->GetMemoryMap, 5, &size, NULL, &key,
-				       &dsize, &dver);
-		if (st != EFI_BUFFER_TOO_SMALL)
-			return EFI_ERROR(st) ? st : EFI_DEVICE_ERROR;
-		if (dsize < sizeof(EFI_MEMORY_DESCRIPTOR))
-			return EFI_UNSUPPORTED;
+		st = mmap_probe(&size, &dsize);
+		if (EFI_ERROR(st))
+			return st;
 		m->cap = size + MMAP_SLACK_DESCS * dsize;
 		m->buf = AllocatePool(m->cap);
 		if (!m->buf)
@@ -56,15 +65,24 @@ EFI_STATUS mmap_get(struct efi_mmap *m)
 
 void mmap_free(struct efi_mmap *m)
 {
-	if (m->buf)
+	/* a map taken after placement lists the kernel's pages: wiped */
+	if (m->buf) {
+		ldr_wipe(m->buf, m->cap);
 		FreePool(m->buf);
+	}
 	m->buf = NULL;
+}
+
+/* the entries mmap_convert_how allocates for m */
+static size_t mmap_regions_cap(const struct efi_mmap *m)
+{
+	return E820_CAP_FOR(m->size / m->desc_size) + 8;
 }
 
 static EFI_STATUS mmap_convert_how(const struct efi_mmap *m, mmap_convert_fn conv,
 				   struct mem_region **ret_regions, size_t *ret_count, int quiet)
 {
-	size_t cap = E820_CAP_FOR(m->size / m->desc_size) + 8, n = 0;
+	size_t cap = mmap_regions_cap(m), n = 0;
 	struct mem_region *r;
 	enum ldr_err err;
 
@@ -81,6 +99,14 @@ static EFI_STATUS mmap_convert_how(const struct efi_mmap *m, mmap_convert_fn con
 	*ret_regions = r;
 	*ret_count = n;
 	return EFI_SUCCESS;
+}
+
+void mmap_regions_free(const struct efi_mmap *m, struct mem_region *r)
+{
+	if (!r)
+		return;
+	ldr_wipe(r, mmap_regions_cap(m) * sizeof(*r));
+	FreePool(r);
 }
 
 EFI_STATUS mmap_convert(const struct efi_mmap *m, mmap_convert_fn conv,

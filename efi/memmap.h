@@ -19,6 +19,14 @@ struct efi_mmap {
 	UINT32 desc_version;
 };
 
+/*
+ * The map's size and descriptor size now, from GetMemoryMap with no buffer
+ * (the probe mmap_get makes before each try).  EFI_UNSUPPORTED: descriptors
+ * smaller than EFI_MEMORY_DESCRIPTOR (*ret_desc_size says how small); any
+ * other error is the firmware's (EFI_DEVICE_ERROR if it said success).
+ */
+EFI_STATUS mmap_probe(UINTN *ret_size, UINTN *ret_desc_size);
+
 /* Allocate a buffer with room to spare and fetch the current map into it. */
 EFI_STATUS mmap_get(struct efi_mmap *m);
 
@@ -35,6 +43,12 @@ void mmap_free(struct efi_mmap *m);
 typedef enum ldr_err (*mmap_convert_fn)(const void *map, uint64_t map_size,
 					uint64_t desc_size, struct mem_region *out,
 					size_t out_cap, size_t *ret_count);
+
+/*
+ * Give back a region list mmap_convert() made from m (still the same map),
+ * wiped: after placement its gaps say where the kernel is.
+ */
+void mmap_regions_free(const struct efi_mmap *m, struct mem_region *r);
 
 /*
  * Convert m with conv into a pool-allocated array (*ret_regions, FreePool

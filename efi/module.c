@@ -1,8 +1,9 @@
 /*
  * module.c - the module= files a kernel of this loader's protocol gets:
  * each is read from the loader's volume, checked against its :sha256= pin
- * (the bytes hashed are the bytes used), measured into PCR 9 (efi/tpm.h),
- * and copied to its own random
+ * and measured into PCR 9 by the gate every booted file passes
+ * (policy_check_file, efi/secureboot.h; the bytes hashed are the bytes
+ * used), and copied to its own random
  * page-aligned place (efi/place.c, place_blob), all before anything is
  * handed over.  The protocol lists them (efi/native.c).
  */
@@ -10,17 +11,14 @@
 #include "proto.h"
 #include "log.h"
 #include "file.h"
-#include "sha256.h"
-#include "tpm.h"
+#include "secureboot.h"
 
 /* Read, check and place module i; logs its own failure. */
 static EFI_STATUS module_load_one(struct loader *L, uint32_t i)
 {
 	const struct opt_module *om = &L->opt.modules[i];
 	CHAR16 path[OPT_PATH_MAX], what[OPT_PATH_MAX + 8];
-	char apath[OPT_PATH_MAX];
 	struct file_failure ff;
-	UINTN c;
 	void *buf = NULL;
 	UINT64 size = 0;
 	uint64_t addr;
@@ -37,22 +35,12 @@ static EFI_STATUS module_load_one(struct loader *L, uint32_t i)
 		st = log_fail(EFI_LOAD_ERROR, L"%s is empty", what);
 		goto out;
 	}
-	if (om->have_sha256) {
-		uint8_t digest[SHA256_DIGEST_SIZE];
-
-		sha256(buf, size, digest);
-		if (CompareMem(digest, om->sha256, sizeof(digest)) != 0) {
-			st = log_ldr(EFI_SECURITY_VIOLATION, LDR_E_MODULE_HASH_MISMATCH,
-				     L"%s: refusing to boot", what);
-			goto out;
-		}
-		log_info(L"%s: sha256 matches", what);
-	}
-	/* measured like the kernel: the bytes hashed are the bytes handed over */
-	for (c = 0; path[c] && c + 1 < sizeof(apath); c++)
-		apath[c] = path[c] < 0x80 ? (char)path[c] : '?';
-	apath[c] = 0;
-	tpm_measure_tagged(TPM_PCR_FILES, TPM_TAG_MODULE, apath, buf, size);
+	/* the gate every booted file passes: its pin, then PCR 9; the bytes
+	 * hashed are the bytes handed over */
+	st = policy_check_file(L, POLICY_MODULE, path, buf, size,
+			       om->have_sha256 ? om->sha256 : NULL);
+	if (EFI_ERROR(st))
+		goto out;
 	st = place_blob(L, size, 0, LDR_EFI_MT_MODULE, what, &addr, NULL);
 	if (EFI_ERROR(st))
 		goto out;

@@ -50,7 +50,7 @@ static uint8_t *nv_page(unsigned n)
 }
 
 /* Whatever the Linux protocol did not take. */
-static int native_probe(const struct loader *L)
+static int native_probe(struct loader *L)
 {
 	(void)L;
 	return 1;
@@ -121,22 +121,27 @@ static EFI_STATUS native_fgk(struct loader *L)
 
 static EFI_STATUS native_load(struct loader *L)
 {
-	struct elf_limits lim = elf_default_limits();
 	struct kernel_layout *k = &L->layout;
-	struct elf_wx_clash wx;
+	const struct elf_wx_clash *wx = &L->elf_wx;
 	uint64_t lo, hi;
 	enum ldr_err err;
 	EFI_STATUS st;
 
-	lim.allow_wx_linux = 0; /* W+X is Linux's exception, never ours */
-	err = elf_parse_diag(L->image_buf, L->image_size, &lim, &L->elf, &wx);
+	/* parsed once, by the Linux probe (default limits: W+X is tolerated
+	 * only in an image with Linux's relocation table, which is refused
+	 * below) */
+	if (!L->elf_probed) {
+		L->elf_err = elf_parse_diag(L->image_buf, L->image_size, NULL, &L->elf, &L->elf_wx);
+		L->elf_probed = 1;
+	}
+	err = L->elf_err;
 	if (err == LDR_E_WX_SEGMENT)
 		return log_ldr(log_status_of(err), err, L"%s: program header %d (vaddr 0x%lx)",
-			       L->kernel_path, (int)wx.phdr_w, wx.vaddr_w);
+			       L->kernel_path, (int)wx->phdr_w, wx->vaddr_w);
 	if (err == LDR_E_WX_PAGE)
 		return log_ldr(log_status_of(err), err,
 			       L"%s: program headers %d (writable, vaddr 0x%lx) and %d (executable, vaddr 0x%lx)",
-			       L->kernel_path, (int)wx.phdr_w, wx.vaddr_w, (int)wx.phdr_x, wx.vaddr_x);
+			       L->kernel_path, (int)wx->phdr_w, wx->vaddr_w, (int)wx->phdr_x, wx->vaddr_x);
 	if (err != LDR_OK)
 		return log_ldr(log_status_of(err), err, L"%s is not a loadable kernel", L->kernel_path);
 	if (L->elf.reloc_kind == ELF_RELOC_NONE)

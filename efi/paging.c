@@ -30,6 +30,8 @@ static void *paging_page(void *ctx)
 						PAGING_CHUNK, &a)))
 			return NULL;
 		p->chunk[p->nchunks++] = a;
+		/* whole: the pages never used hold no stale firmware data */
+		SetMem(phys_to_ptr(a), PAGING_CHUNK * PAGE_SIZE, 0);
 		p->next = a;
 		p->end = a + PAGING_CHUNK * PAGE_SIZE;
 	}
@@ -51,23 +53,18 @@ static const void *paging_mat(uint64_t *ret_size)
 {
 	static EFI_GUID mat_guid = { 0xdcfa911d, 0x26eb, 0x469f,
 				     { 0xa2, 0x20, 0x38, 0xb7, 0xdc, 0x46, 0x12, 0x20 } };
-	UINTN i;
+	const uint8_t *t = NULL;
+	uint32_t count, dsize;
 
-	for (i = 0; i < ST->NumberOfTableEntries; i++) {
-		const uint8_t *t = ST->ConfigurationTable[i].VendorTable;
-		uint32_t count, dsize;
-
-		if (CompareGuid(&ST->ConfigurationTable[i].VendorGuid, &mat_guid) || !t)
-			continue;
-		/* its size is in its own header; rtmap checks the rest */
-		CopyMem(&count, (void *)(t + 4), 4);
-		CopyMem(&dsize, (void *)(t + 8), 4);
-		if (dsize > 4096 || count > 65536)
-			return NULL;
-		*ret_size = RTMAP_MAT_HEADER + (uint64_t)count * dsize;
-		return t;
-	}
-	return NULL;
+	if (EFI_ERROR(LibGetSystemConfigurationTable(&mat_guid, (void **)&t)) || !t)
+		return NULL;
+	/* its size is in its own header; rtmap checks the rest */
+	CopyMem(&count, (void *)(t + 4), 4);
+	CopyMem(&dsize, (void *)(t + 8), 4);
+	if (dsize > 4096 || count > 65536)
+		return NULL;
+	*ret_size = RTMAP_MAT_HEADER + (uint64_t)count * dsize;
+	return t;
 }
 
 /* identity map of RAM and everything below 4 GiB: read-write, no-execute */
@@ -182,7 +179,7 @@ EFI_STATUS paging_build(const struct loader *L, const struct paging_req *req,
 		return st;
 	}
 	err = paging_identity(pt, e820, n, big, req->phys_limit);
-	FreePool(e820);
+	mmap_regions_free(&m, e820);
 	if (err != LDR_OK) {
 		mmap_free(&m);
 		return log_ldr(EFI_OUT_OF_RESOURCES, err, L"identity-mapping RAM");

@@ -147,7 +147,7 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 			place_log_regions(e820, ne, L"e820", NULL);
 			log_info(L"theoretical positions (all RAM above kaslr.min): %ld",
 				 slot_theoretical(e820, ne, sp));
-			FreePool(e820);
+			mmap_regions_free(&m, e820);
 		}
 		place_log_regions(free_r, nfree, L"free", sp);
 	}
@@ -174,8 +174,7 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 	*ret_count = count;
 	st = EFI_SUCCESS;
 out:
-	if (free_r)
-		FreePool(free_r);
+	mmap_regions_free(&m, free_r);
 	mmap_free(&m);
 	return st;
 }

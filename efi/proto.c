@@ -10,7 +10,7 @@ static const struct boot_proto *const protos[] = {
 	&proto_native, /* any other ELF kernel: last, it takes the rest */
 };
 
-const struct boot_proto *proto_for(const struct loader *L)
+const struct boot_proto *proto_for(struct loader *L)
 {
 	UINTN i;
 

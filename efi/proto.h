@@ -38,8 +38,9 @@ struct handoff_env {
 struct boot_proto {
 	const CHAR16 *name;
 	/* 1 if this protocol boots the image at L->image_buf (decompressed) */
-	int (*probe)(const struct loader *L);
-	/* parse L->image_buf into L->elf and decide L->layout; logs */
+	int (*probe)(struct loader *L);
+	/* parse L->image_buf into L->elf (or take the probe's parse: see
+	 * L->elf_probed) and decide L->layout; logs */
 	EFI_STATUS (*load)(struct loader *L);
 	/* before ExitBootServices: allocate and fill the hand-off data that
 	 * does not depend on the final memory map; logs */
@@ -66,6 +67,6 @@ extern const struct boot_proto proto_native;
 extern const struct boot_proto proto_linux;
 
 /* The first protocol whose probe takes L's kernel (efi/proto.c). */
-const struct boot_proto *proto_for(const struct loader *L);
+const struct boot_proto *proto_for(struct loader *L);
 
 #endif

@@ -79,6 +79,8 @@ EFI_STATUS policy_check_file(struct loader *L, enum policy_kind kind, const CHAR
 		log_info(L"%s: sha256 matches", path);
 	if (kind == POLICY_KERNEL)
 		tpm_measure_tagged(TPM_PCR_FILES, TPM_TAG_KERNEL, apath, buf, len);
+	else if (kind == POLICY_MODULE)
+		tpm_measure_tagged(TPM_PCR_FILES, TPM_TAG_MODULE, apath, buf, len);
 	else
 		tpm_measure_tagged(TPM_PCR_FILES, TPM_TAG_INITRD, "Linux initrd", buf, len);
 	return EFI_SUCCESS;

@@ -22,7 +22,8 @@ EFI_STATUS secureboot_init(struct loader *L);
  * bytes that will be used (decompressed, copied, handed over).  Hashes
  * them, checks the pin the Secure Boot state requires (policy_check_digest
  * in src/policy.c), and measures them into PCR 9.  Logs its refusal once.
- * For an initrd: kind POLICY_INITRD, before its bytes are handed over.
+ * For an initrd: kind POLICY_INITRD, before its bytes are handed over; for
+ * a module= file POLICY_MODULE (measured with its path, tagged as a module).
  * pin is the file's own :sha256= (or sha256=) from kaslr.conf or the load
  * options, or NULL; it counts only without Secure Boot.
  */

@@ -24,7 +24,8 @@
 /* The byte the padding between shuffled functions is filled with (int3). */
 #define FGK_PAD_BYTE 0xcc
 
-/* Memory for the core's tables; alloc returns NULL when it has none. */
+/* Memory for the core's tables; alloc returns NULL when it has none.  Every
+ * block reaches free wiped (it said where the functions went). */
 struct fgk_alloc {
 	void *(*alloc)(void *ctx, uint64_t size);
 	void (*free)(void *ctx, void *p, uint64_t size);

@@ -75,6 +75,14 @@ struct kb_mem_entry {
 #define KB_FLAG_NO_NX        (1u << 4) /* the CPU has no NX: nothing is no-execute */
 #define KB_FLAG_FGKASLR      (1u << 5) /* the functions were shuffled: fgk_* fields below */
 
+/*
+ * The loader's early-exception reports keep what they decode RIP with in
+ * the loader image's data: this tag, then phys_base, virt_base, link_base,
+ * the slot's size, phys_offset and virt_offset (7 x u64).  PROTOCOL.md,
+ * "What stays in memory".
+ */
+#define KB_CRASH_FACTS_MAGIC 0x5354434146434b4cULL /* "LKCFACTS" little-endian */
+
 struct kb_framebuffer {
 	uint64_t base;   /* physical; 0 when there is no GOP */
 	uint64_t size;

@@ -24,7 +24,7 @@
  *   0x206 |   version 0x020f    u16    |
  *   0x210 |   type_of_loader    u8     |  0xff: no assigned id
  *   0x211 |   loadflags         u8     |  LOADED_HIGH | KASLR_FLAG
- *   0x214 |   code32_start      u32    |  physical base (when < 4 GiB)
+ *   0x214 |   code32_start      u32    |  0: never the kernel's address
  *   0x228 |   cmd_line_ptr      u32    |
  *   0x230 |   kernel_alignment  u32    |  2 MiB
  *   0x234 |   relocatable_kernel u8    |  1
@@ -40,6 +40,13 @@
  *     [next u64 | type u32 | len u32 | data ...] -> [...] -> 0
  *     SETUP_RNG_SEED (9): fresh bytes for the kernel's RNG
  *     SETUP_E820_EXT (1): e820 entries 128.. when the table does not fit
+ *
+ * Linux publishes the zero page to every user (/sys/kernel/boot_params/data,
+ * mode 0444), so nothing written here is, or gives away, where the kernel
+ * is: struct linux_boot_args does not even carry the physical base or the
+ * virtual offset.  The pointers (command line, setup_data, EFI map) are to
+ * the loader's own blocks, which firmware places; the ramdisk's address is
+ * a draw of its own; the e820 table lists the kernel's pages as plain RAM.
  */
 #ifndef LINUX_BOOT_H
 #define LINUX_BOOT_H
@@ -185,8 +192,7 @@ struct linux_boot_args {
 					for LINUX_CMDLINE_BUF bytes */
 	uint32_t cmdline_len;        /* without the NUL; <= LINUX_CMDLINE_MAX */
 	uint64_t acpi_rsdp;          /* 0 if the firmware gave none */
-	uint64_t kernel_phys;        /* where loaded offset 0 was placed */
-	uint64_t kernel_size;        /* bytes reserved there (init_size) */
+	uint64_t kernel_size;        /* bytes reserved for it (init_size) */
 	uint64_t link_phys;          /* img->pbase, for pref_address */
 	int kaslr;                   /* the addresses were randomized: KASLR_FLAG */
 	const struct mem_region *e820; /* e820_from_efi() output, sorted */

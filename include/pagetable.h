@@ -104,7 +104,8 @@ enum ldr_err pt_init(struct pt *pt, const struct pt_alloc *a);
  * remaining size allow (2 MiB always, 1 GiB with PT_ALLOW_1G).  Replaces any
  * existing mapping of the range: a larger leaf that is only partly covered is
  * split into smaller ones that keep its mapping and flags.  A table left
- * unreachable by a large leaf replacing it stays counted in pages_used.
+ * unreachable by a large leaf replacing it stays counted in pages_used and
+ * is zeroed, with every table below it (so is one pt_unmap_range() drops).
  * Errors, checked in this order before anything is changed:
  *   LDR_E_INVAL     unknown flag bits, or size 0
  *   LDR_E_PT_ALIGN  virt, phys or size not a multiple of 4 KiB

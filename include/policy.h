@@ -41,6 +41,8 @@
 enum policy_kind {
 	POLICY_KERNEL = 1,
 	POLICY_INITRD = 2,
+	POLICY_MODULE = 3, /* a module= file: no policy names one (Secure Boot
+			      takes no module=); only its own :sha256= pins it */
 };
 #define POLICY_REC_KERNEL  1
 #define POLICY_REC_INITRD  2
@@ -91,7 +93,9 @@ const struct policy_file *policy_kernel(const struct policy *p);
  * set only a matching pin of the policy admits it; without, the pin
  * `override` (sha256= from kaslr.conf or the load options; may be NULL)
  * or else the policy's pin for path, if any, must match.
- * Errors: LDR_E_POLICY_UNPINNED, LDR_E_POLICY_HASH, LDR_E_HASH_MISMATCH.
+ * Errors: LDR_E_POLICY_UNPINNED, LDR_E_POLICY_HASH, and for a mismatched
+ * override LDR_E_HASH_MISMATCH, LDR_E_INITRD_HASH_MISMATCH or
+ * LDR_E_MODULE_HASH_MISMATCH by kind.
  */
 enum ldr_err policy_check_digest(const struct policy *p, int secure, enum policy_kind kind,
 				 const char *path, const uint8_t digest[32],

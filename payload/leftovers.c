@@ -188,6 +188,95 @@ static uint64_t lo_scan_range(const struct kaslr_boot_info *info, uint64_t a, ui
 	return tried;
 }
 
+/* ------------------------------------------------ the layout's values */
+
+#define LO_EFI_LOADER_CODE 1u
+#define LO_EFI_LOADER_DATA 2u
+#define LO_EFI_RECLAIM     0x80000002u /* the loader's reclaimable pages */
+#define LO_FACTS_WORDS     7           /* tag + 6 values: kaslr_boot.h */
+
+static int lo_in(uint64_t a, uint64_t lo, uint64_t len)
+{
+	return a >= lo && a - lo < len;
+}
+
+/*
+ * Is the word at a one the loader leaves by design: the kernel itself,
+ * the hand-off data that tells the kernel where it is (this structure, the
+ * memory maps), the stack the kernel runs on, its modules, or the
+ * crash-report facts (tagged KB_CRASH_FACTS_MAGIC, in the loader image).
+ */
+static int lo_by_design(const struct kaslr_boot_info *info, uint64_t a)
+{
+	const struct kb_module *mod = (const struct kb_module *)(uintptr_t)info->modules;
+
+	if (lo_in(a, info->phys_base, info->image_size) ||
+	    lo_in(a, (uint64_t)(uintptr_t)info, info->size) ||
+	    lo_in(a, info->mem_map, (uint64_t)info->mem_map_count * info->mem_map_entry_size) ||
+	    lo_in(a, info->efi_mmap, info->efi_mmap_size) ||
+	    lo_in(a, info->stack_top + 8 - info->stack_size, info->stack_size))
+		return 1;
+	for (uint32_t i = 0; i < info->module_count; i++)
+		if (lo_in(a, mod[i].addr, mod[i].size))
+			return 1;
+	for (unsigned k = 1; k < LO_FACTS_WORDS; k++)
+		if (a >= 8 * k && *(const volatile uint64_t *)(uintptr_t)(a - 8 * k) ==
+				      KB_CRASH_FACTS_MAGIC)
+			return 1;
+	return 0;
+}
+
+/* every 8-byte-aligned word of [a, a + len) against the two bases */
+static uint64_t lo_scan_words(const struct kaslr_boot_info *info, uint64_t a, uint64_t len,
+			      lo_fail_fn fail)
+{
+	uint64_t words = 0, end = a + len;
+
+	for (uint64_t page = a & ~(CPU_PAGE - 1); page < end; page += CPU_PAGE) {
+		uint64_t p = page < a ? a : page, stop = page + CPU_PAGE < end ? page + CPU_PAGE : end;
+
+		if (!cpu_mapped(page, CPU_PAGE))
+			continue;
+		for (p = (p + 7) & ~7ULL; p + 8 <= stop; p += 8) {
+			uint64_t v = *(const volatile uint64_t *)(uintptr_t)p;
+
+			words++;
+			if ((v == info->phys_base || v == info->virt_base) && !lo_by_design(info, p))
+				fail(v == info->phys_base ? "phys_base_survives" : "virt_base_survives",
+				     "addr", p, "value", v);
+		}
+	}
+	return words;
+}
+
+uint64_t lo_scan_layout(const struct kaslr_boot_info *info, lo_fail_fn fail)
+{
+	const uint8_t *m = (const uint8_t *)(uintptr_t)info->efi_mmap;
+	struct lo_image img;
+	uint64_t words = 0;
+
+	if (!lo_find_image(info, &img))
+		fail("loader_image_not_found", "stub", lo_gate(info, 0), 0, 0);
+	if (info->efi_desc_size < 40 || !info->efi_mmap)
+		fail("no_efi_map", "desc_size", info->efi_desc_size, 0, 0);
+	for (uint64_t off = 0; off + info->efi_desc_size <= info->efi_mmap_size;
+	     off += info->efi_desc_size) {
+		uint32_t type = *(const uint32_t *)(m + off);
+		uint64_t start = *(const uint64_t *)(m + off + 8);
+		uint64_t pages = *(const uint64_t *)(m + off + 24);
+
+		/* the loader's image (LoaderCode), its pool (LoaderData: the
+		 * function-granular core's memory, the maps it read), its
+		 * reclaimable pages (page tables, hand-off blocks) */
+		if (type == LO_EFI_LOADER_CODE || type == LO_EFI_LOADER_DATA ||
+		    type == LO_EFI_RECLAIM)
+			words += lo_scan_words(info, start, pages * CPU_PAGE, fail);
+	}
+	/* the image itself, whatever type firmware gave it */
+	words += lo_scan_words(info, img.base, img.size, fail);
+	return words;
+}
+
 uint64_t lo_scan_secrets(const struct kaslr_boot_info *info, lo_fail_fn fail)
 {
 	const struct kb_mem_entry *m = (const struct kb_mem_entry *)(uintptr_t)info->mem_map;

@@ -37,4 +37,16 @@ unsigned lo_check_tss(const struct kaslr_boot_info *info, lo_fail_fn fail);
  */
 uint64_t lo_scan_secrets(const struct kaslr_boot_info *info, lo_fail_fn fail);
 
+/*
+ * Scan the loader's image and every page the final EFI map gives the
+ * loader (LoaderCode, LoaderData, its reclaimable type) for an 8-byte word
+ * equal to the physical or the virtual base: what the loader must wipe
+ * before the jump (its own state, the function-granular core's memory,
+ * copies of the memory map).  Words that hold them by design are skipped:
+ * the kernel, this structure, the memory maps, the kernel's stack, the
+ * modules and the crash-report facts (include/PROTOCOL.md, "What stays in
+ * memory").  Returns the number of words compared.
+ */
+uint64_t lo_scan_layout(const struct kaslr_boot_info *info, lo_fail_fn fail);
+
 #endif

@@ -813,10 +813,12 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	const char *rng = pl_check_entropy(info);
 	uint64_t loader_pages = lo_check_loader_image(info, pl_lo_fail);
 	unsigned ist = lo_check_tss(info, pl_lo_fail);
-	uint64_t scanned = 0;
+	uint64_t scanned = 0, layout_words = 0;
 	if (pl_has_word((const char *)(uintptr_t)info->cmdline, info->cmdline_len,
-			PL_SCAN_WORD))
+			PL_SCAN_WORD)) {
 		scanned = lo_scan_secrets(info, pl_lo_fail);
+		layout_words = lo_scan_layout(info, pl_lo_fail);
+	}
 	/* runtime services through the loader's tables, unchanged */
 	int bli = efivars_bli_count(info);
 	cs_check_tsc(info, pl_lo_fail, &cs);
@@ -857,6 +859,8 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	serial_puts(info->flags & KB_FLAG_NO_NX ? "0" : "1");
 	serial_puts(" scanned=");
 	serial_put_dec(scanned);
+	serial_puts(" layout_words=");
+	serial_put_dec(layout_words);
 	serial_puts(" cr4=");
 	serial_put_hex(cs.cr4);
 	serial_puts(" lvt_masked=");

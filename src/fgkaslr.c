@@ -68,10 +68,16 @@ static void *fgk_alloc(struct fgk_ctx *c, uint64_t size)
 	return p;
 }
 
-/* Give back the last allocation (tables are sorted one after the other). */
+/*
+ * Give back the last allocation (tables are sorted one after the other),
+ * wiped: the order, the displacements, the symbol cache and the copy of
+ * the text say where each function went, and the memory is the kernel's
+ * after the hand-off.
+ */
 static void fgk_free_last(struct fgk_ctx *c)
 {
 	c->nmem--;
+	ldr_wipe(c->mem[c->nmem].p, (size_t)c->mem[c->nmem].size);
 	c->a->free(c->a->ctx, c->mem[c->nmem].p, c->mem[c->nmem].size);
 }
 

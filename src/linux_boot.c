@@ -261,8 +261,14 @@ enum ldr_err linux_boot_params_fill(void *bp_v, const struct linux_boot_args *a)
 	if (a->kaslr)
 		loadflags |= LINUX_KASLR_FLAG;
 	lb_put8(bp, LINUX_BP_LOADFLAGS, loadflags);
-	if (a->kernel_phys <= UINT32_MAX)
-		lb_put32(bp, LINUX_BP_CODE32_START, (uint32_t)a->kernel_phys);
+	/*
+	 * code32_start is the 32-bit entry's address, which this 64-bit entry
+	 * never reads, and Linux publishes the zero page to every user
+	 * (/sys/kernel/boot_params/data, mode 0444): it stays 0, whatever the
+	 * kernel's header said, as the EFI stub leaves it.  No field here
+	 * says where the kernel is, physically or virtually.
+	 */
+	lb_put32(bp, LINUX_BP_CODE32_START, 0);
 	lb_put32(bp, LINUX_BP_CMD_LINE_PTR, (uint32_t)a->cmdline);
 	lb_put32(bp, LINUX_BP_EXT_CMDLINE, (uint32_t)(a->cmdline >> 32));
 	/* always the loader's: a header's own ramdisk fields are not an initrd */

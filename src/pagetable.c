@@ -99,6 +99,25 @@ static enum ldr_err pt_split(struct pt *pt, uint64_t *entry, int level)
 }
 
 /*
+ * The entry e of a table at level is about to be overwritten: if it points
+ * to a table, that table and every table below it are wiped.  Nothing
+ * reaches them any more, and the memory is the kernel's after the hand-off:
+ * left as they were they would say what was mapped where.  (The pages are
+ * not reused: the allocator only hands out.)
+ */
+static void pt_drop(struct pt *pt, uint64_t e, int level)
+{
+	uint64_t *t;
+
+	if (level == 0 || !(e & PT_PRESENT) || (level < PT_TOP_LEVEL && (e & PT_PS)))
+		return;
+	t = pt_table(pt, e & PT_ADDR_MASK);
+	for (unsigned i = 0; i < PT_ENTRIES; i++)
+		pt_drop(pt, t[i], level - 1);
+	memset(t, 0, PT_PAGE_4K);
+}
+
+/*
  * Apply op to [virt, virt + size) inside the table at table_phys (of the
  * given level), with phys the target of virt.  size is a non-zero multiple
  * of 4 KiB and the range does not wrap; virt may reach the last page of
@@ -121,11 +140,13 @@ static enum ldr_err pt_walk(struct pt *pt, uint64_t table_phys, int level,
 			      (level == 2 && op->allow_1g);
 
 		if (op->unmap && whole) {
+			pt_drop(pt, *e, level);
 			*e = 0;
 		} else if (op->unmap && !(*e & PT_PRESENT)) {
 			/* nothing mapped here */
 		} else if (!op->unmap && whole && leaf_ok &&
 			   !(phys & (span - 1))) {
+			pt_drop(pt, *e, level);
 			*e = phys | op->leaf_bits | (level ? PT_PS : 0);
 		} else {
 			if (!(*e & PT_PRESENT)) {

@@ -272,7 +272,8 @@ enum ldr_err policy_check_digest(const struct policy *p, int secure, enum policy
 		return memcmp(pin->sha256, digest, 32) == 0 ? LDR_OK : LDR_E_POLICY_HASH;
 	}
 	if (override && memcmp(override, digest, 32) != 0)
-		return kind == POLICY_INITRD ? LDR_E_INITRD_HASH_MISMATCH : LDR_E_HASH_MISMATCH;
+		return kind == POLICY_INITRD ? LDR_E_INITRD_HASH_MISMATCH :
+		       kind == POLICY_MODULE ? LDR_E_MODULE_HASH_MISMATCH : LDR_E_HASH_MISMATCH;
 	if (override)
 		return LDR_OK;
 	if (pin && memcmp(pin->sha256, digest, 32) != 0)

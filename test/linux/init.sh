@@ -8,12 +8,24 @@
 #     code=<start of "Kernel code" in /proc/iomem> efi=<0|1>
 #     loaderinfo=<LoaderInfo through efivarfs> sha=<SHA-256 of /data/check.bin>
 #     fb=<fb0's name> ramdisk=<the RAMDISK range dmesg shows> kaslr=<0|1>
+#     bpuid=<uid that read boot_params> bpbytes=<bytes it read>
+#     bphits=<none, or OFFSET:phys|voff,... fields that give the layout away>
 #     cmdline=<the rest of the line: /proc/cmdline>
 #
 # and before it, with a TPM, the SHA-256 bank's PCRs as the kernel reads
 # them (/sys/class/tpm/tpm0/pcr-sha256/N):
 #
 #   linux-init: PCRS 0=<hex> 1=<hex> ... 15=<hex>
+#
+# bphits: /sys/kernel/boot_params/data (mode 0444) and any setup_data node
+# an unprivileged user (uid 65534) can read, checked for a 4- or 8-byte
+# field at any 4-byte-aligned offset equal to the physical base ("Kernel
+# code") or to the virtual offset (_text minus the link address 0xffffffff81000000).
+# Every multi-byte field of boot_params sits at such an offset.  Unaligned
+# windows are not checked: any lone small byte among zeros reads there as a
+# multiple of 16 MiB, which a 2 MiB-aligned base would match by chance.
+# A base at the link-time address (16 MiB) or an offset of 0 is public
+# (pref_address, nokaslr) and not compared.
 #
 # kaslr=0 when the kernel says its offset is disabled (checked on its own
 # panic report: see kl.panic).  Then, by kl.mode= on the command line:
@@ -61,7 +73,37 @@ if [ -r "$d/0" ]; then
 	done
 	echo "linux-init: PCRS$pcrs"
 fi
-echo "linux-init: REPORT text=$text code=$code efi=$efi loaderinfo=${info:-none} sha=$sha fb=${fb:-none} ramdisk=${rd:-none} cmdline=$(cat /proc/cmdline)"
+
+# boot_params as uid 65534 reads it: hex bytes, one file after the other
+mkdir -p /etc
+echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >/etc/passwd
+echo 'nogroup:x:65534:' >/etc/group
+# shellcheck disable=SC2016 # expanded by the unprivileged shell
+bp=$(su -s /bin/sh -c 'id -u; for f in /sys/kernel/boot_params/data /sys/kernel/boot_params/setup_data/*/data; do [ -r "$f" ] && od -A n -t x1 -v "$f" | tr -s " \n" "  "; echo; done' nobody 2>/dev/null)
+bpuid=$(echo "$bp" | head -n 1)
+# the kernel's own word for its layout (read as root above)
+voff=$(printf '%016x' $((text - 0xffffffff81000000)))
+phys=$(printf '%016x' $((code)))
+# at its link-time address (16 MiB, as pref_address says) or offset 0 the
+# kernel has nothing to hide in that value: not compared
+[ "$phys" = 0000000001000000 ] && phys=0000000000000000
+bphits=$(echo "$bp" | tail -n +2 | awk -v P="$phys" -v V="$voff" '
+	function le(i, n,   s, k) { s = ""; for (k = n; k >= 1; k--) s = s b[i + k - 1]; return s }
+	function hit(i, what) { out = out (out == "" ? "" : ",") sprintf("%s0x%x:%s", NR > 1 ? "setup" (NR - 1) "+" : "", i - 1, what) }
+	{
+		n = split($0, b, " ")
+		total += n
+		for (i = 1; i + 3 <= n; i += 4) {
+			w4 = "00000000" le(i, 4)
+			w8 = i + 7 <= n ? le(i, 8) : ""
+			if (P != "0000000000000000" && (w4 == P || w8 == P)) hit(i, "phys")
+			if (V != "0000000000000000" && (w4 == V || w8 == V)) hit(i, "voff")
+		}
+	}
+	END { print (out == "" ? "none" : out) " " total + 0 }')
+bpbytes=${bphits#* }
+bphits=${bphits% *}
+echo "linux-init: REPORT text=$text code=$code efi=$efi loaderinfo=${info:-none} sha=$sha fb=${fb:-none} ramdisk=${rd:-none} bpuid=${bpuid:-none} bpbytes=$bpbytes bphits=$bphits cmdline=$(cat /proc/cmdline)"
 
 if [ "$(arg kl.mode)" = root ]; then
 	while read -r m; do

@@ -10,6 +10,7 @@
 #   from its entry; the kaslr.conf lines are then key=value load options)
 #   and sets, from the kernel's report line:
 #     U_TEXT U_CODE U_EFI U_INFO U_SHA U_FB U_RAMDISK U_CMDLINE
+#     U_BPUID U_BPBYTES U_BPHITS (boot_params as uid 65534 read it)
 #   and from the loader's verbose lines (what it claims to have done, for
 #   the report to be compared with): L_PHYS L_VOFF L_INITRD
 #   and, with a TPM (boot.sh's --tpm), U_PCRS: "0=HEX ... 15=HEX" as the
@@ -62,6 +63,7 @@ user_boot() {
 	U_RAMDISK=$(kv "$line" ramdisk) U_CMDLINE=$(kv "$line" cmdline)
 	# shellcheck disable=SC2034
 	U_PCRS=$(clean_log "$LOG" | sed -n 's/^linux-init: PCRS //p' | tail -n 1)
+	U_BPUID=$(kv "$line" bpuid) U_BPBYTES=$(kv "$line" bpbytes) U_BPHITS=$(kv "$line" bphits)
 	line=$(clean_log "$LOG" | grep -a 'kaslr-loader: linux: physical base' | tail -n 1)
 	L_PHYS=$(printf '%s\n' "$line" | sed -n 's/.*physical base \(0x[0-9A-Fa-f]*\),.*/\1/p')
 	L_VOFF=$(printf '%s\n' "$line" | sed -n 's/.*virtual offset \(0x[0-9A-Fa-f]*\) from.*/\1/p')
@@ -89,4 +91,10 @@ user_check_common() {
 		fail "boot $USER_BOOTS: /data/check.bin hashes to $U_SHA in the running system"
 	[ "${U_RAMDISK%-*}" = "$(printf '0x%08x' $((L_INITRD)))" ] ||
 		fail "boot $USER_BOOTS: the kernel's RAMDISK is $U_RAMDISK, the loader placed it at $L_INITRD"
+	# /sys/kernel/boot_params/data is 0444: nothing there may give the
+	# physical base or the virtual offset away to an unprivileged user
+	[ "$U_BPUID" = 65534 ] || fail "boot $USER_BOOTS: boot_params was read as uid '$U_BPUID', want 65534"
+	[ "${U_BPBYTES:-0}" -ge 4096 ] || fail "boot $USER_BOOTS: uid 65534 read ${U_BPBYTES:-0} bytes of boot_params"
+	[ "$U_BPHITS" = none ] ||
+		fail "boot $USER_BOOTS: boot_params, as uid 65534 reads it, gives the layout away at $U_BPHITS (phys $U_CODE, _text $U_TEXT)"
 }

@@ -164,7 +164,6 @@ static struct linux_boot_args base_args(size_t n, int seed)
 	a.cmdline = 0x7f000000;
 	a.cmdline_len = 41;
 	a.acpi_rsdp = 0x7fb7e014;
-	a.kernel_phys = 0x2a600000;
 	a.kernel_size = 58 * MIB;
 	a.link_phys = 16 * MIB;
 	a.kaslr = 1;
@@ -190,7 +189,7 @@ TEST(test_fill_header)
 	CHECK_EQ_U64(rd(bp, 0x206, 2), 0x020f, "version 2.15");
 	CHECK_EQ_U64(bp[0x210], 0xff, "type_of_loader");
 	CHECK_EQ_U64(bp[0x211], 0x03, "loadflags LOADED_HIGH|KASLR_FLAG");
-	CHECK_EQ_U64(rd(bp, 0x214, 4), 0x2a600000, "code32_start");
+	CHECK_EQ_U64(rd(bp, 0x214, 4), 0, "code32_start 0: never the kernel's address");
 	CHECK_EQ_U64(rd(bp, 0x228, 4), 0x7f000000, "cmd_line_ptr");
 	CHECK_EQ_U64(rd(bp, 0x0c8, 4), 0, "ext_cmd_line_ptr");
 	CHECK_EQ_U64(rd(bp, 0x230, 4), 2 * MIB, "kernel_alignment");
@@ -221,12 +220,10 @@ TEST(test_fill_header)
 	/* no KASLR flag when not randomized; cmdline above 4 GiB */
 	a.kaslr = 0;
 	a.cmdline = 0x123456789000ULL;
-	a.kernel_phys = 0x140000000ULL;
 	CHECK(linux_boot_params_fill(bp, &a) == LDR_OK, "fill high");
 	CHECK_EQ_U64(bp[0x211], 0x01, "loadflags without KASLR_FLAG");
 	CHECK_EQ_U64(rd(bp, 0x228, 4), 0x56789000, "cmd_line_ptr low half");
 	CHECK_EQ_U64(rd(bp, 0x0c8, 4), 0x1234, "ext_cmd_line_ptr high half");
-	CHECK_EQ_U64(rd(bp, 0x214, 4), 0, "code32_start left 0 above 4 GiB");
 }
 
 /* Walk the chain from the zero page; return the node of type t or NULL. */
@@ -427,6 +424,8 @@ TEST(test_setup_header_and_ramdisk)
 	hdr[0x1f2 - 0x1f1] = 1, hdr[0x1f3 - 0x1f1] = 0;             /* root_flags */
 	hdr[0x206 - 0x1f1] = 0x0f, hdr[0x207 - 0x1f1] = 0x02;       /* version 2.15 */
 	hdr[0x211 - 0x1f1] = 0x01;                                  /* loadflags */
+	hdr[0x216 - 0x1f1] = 0x10, hdr[0x217 - 0x1f1] = 0;          /* code32_start 0x100000 */
+	hdr[0x214 - 0x1f1] = 0, hdr[0x215 - 0x1f1] = 0;
 	a.setup_header = hdr;
 	a.setup_header_len = 0x26c - 0x1f1;
 	a.ramdisk = 0x1234567000ULL;
@@ -444,6 +443,9 @@ TEST(test_setup_header_and_ramdisk)
 	CHECK_EQ_U64(rd(bp, 0x21c, 4), 0x2345000, "ramdisk_size");
 	CHECK_EQ_U64(rd(bp, 0x0c4, 4), 0, "ext_ramdisk_size");
 	CHECK_EQ_U64(bp[0x26c], 0, "nothing copied past the header's length");
+	/* the header's own code32_start (0x100000 in every bzImage) is not
+	 * passed on either: the zero page is readable by every user */
+	CHECK_EQ_U64(rd(bp, 0x214, 4), 0, "code32_start 0, not the header's");
 	/* no initrd: the header's ramdisk fields (garbage here) are cleared */
 	a.ramdisk = 0;
 	a.ramdisk_size = 0;

@@ -4,7 +4,8 @@
  * translation is exercised), then walked with pt_lookup() and read raw.
  * Covers the loader's real sequence (identity map, then a 4 KiB-granular
  * kernel and its higher-half alias), 1 GiB leaves, unmap, refused inputs,
- * allocator failures, and 2,000 random operations against a reference model.
+ * allocator failures, and 2,000 random operations against a reference model;
+ * a table nothing reaches any more is zeroed.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -536,6 +537,76 @@ static int model_check_page(const struct pt *pt, const struct model_page *m,
 	return 0;
 }
 
+/* mark the table at phys (of level) and every table below it as reachable */
+static void mark_tables(struct pool *p, uint8_t *seen, uint64_t phys, int level)
+{
+	const uint64_t *t = pool_to_virt(p, phys);
+
+	seen[(phys - p->phys_base) / PAGE_SIZE] = 1;
+	if (level == 0)
+		return;
+	for (unsigned i = 0; i < PT_ENTRIES; i++)
+		if ((t[i] & PT_PRESENT) && !(level < 3 && (t[i] & PT_PS)))
+			mark_tables(p, seen, t[i] & PT_ADDR_MASK, level - 1);
+}
+
+/*
+ * Pages the pool handed out that no walk from the PML4 reaches any more
+ * (a table replaced by a leaf or unmapped whole) and that still hold
+ * entries: they would tell whoever gets the memory what was mapped where.
+ */
+static size_t dirty_orphans(struct pool *p, const struct pt *pt)
+{
+	uint8_t *seen = calloc(p->pages, 1);
+	size_t n = 0;
+
+	if (!seen)
+		return (size_t)-1;
+	mark_tables(p, seen, pt->pml4_phys, 3);
+	for (size_t i = 0; i < p->next; i++) {
+		const uint8_t *pg = p->mem + i * PAGE_SIZE;
+
+		if (seen[i])
+			continue;
+		for (size_t b = 0; b < PAGE_SIZE; b++)
+			if (pg[b]) {
+				n++;
+				break;
+			}
+	}
+	free(seen);
+	return n;
+}
+
+/* a table that a larger leaf or an unmap replaces is wiped */
+TEST(test_orphans_wiped)
+{
+	struct pool pool;
+	struct pt_alloc a;
+	struct pt pt;
+	const uint64_t v = 0xffffffff80000000ULL, ph = 0x40000000ULL;
+
+	pool_open(&pool, &a, 1 * MIB);
+	CHECK_EQ_U64(pt_init(&pt, &a), LDR_OK, "init");
+	/* 4 KiB pages: a PD and a page table under the PDPT */
+	CHECK_EQ_U64(pt_map_range(&pt, v, ph, 16 * PAGE_SIZE, PT_W), LDR_OK, "4K map");
+	CHECK_EQ_U64(pt_map_range(&pt, v + 2 * MIB, ph + 2 * MIB, 8 * PAGE_SIZE, 0), LDR_OK,
+		     "4K map, next 2 MiB");
+	CHECK_EQ_U64(dirty_orphans(&pool, &pt), 0, "nothing replaced yet");
+	/* a 2 MiB leaf over the first page table */
+	CHECK_EQ_U64(pt_map_range(&pt, v, ph, 2 * MIB, PT_X), LDR_OK, "2M leaf over a table");
+	CHECK_EQ_U64(dirty_orphans(&pool, &pt), 0, "the replaced page table is wiped");
+	/* the second page table unmapped whole */
+	CHECK_EQ_U64(pt_unmap_range(&pt, v + 2 * MIB, 2 * MIB), LDR_OK, "unmap a whole 2M");
+	CHECK_EQ_U64(dirty_orphans(&pool, &pt), 0, "the unmapped page table is wiped");
+	/* a 1 GiB leaf over the PD (and the tables under it) */
+	CHECK_EQ_U64(pt_map_range(&pt, v, ph, 1 * GIB, PT_W | PT_ALLOW_1G), LDR_OK,
+		     "1G leaf over a PD");
+	CHECK_EQ_U64(dirty_orphans(&pool, &pt), 0, "the replaced PD is wiped");
+	check_range(&pt, "1G leaf", v, ph, 2 * PAGE_SIZE, PT_W, GIB);
+	pool_close(&pool);
+}
+
 TEST(test_random)
 {
 	struct pool pool;
@@ -624,6 +695,7 @@ TEST(test_random)
 	/* nothing outside the window was touched */
 	check_unmapped(&pt, "random: below window", RND_WINDOW_BASE - PAGE_SIZE);
 	check_unmapped(&pt, "random: above window", RND_WINDOW_BASE + RND_WINDOW);
+	CHECK_EQ_U64(dirty_orphans(&pool, &pt), 0, "random: every table no walk reaches is wiped");
 	pool_close(&pool);
 	free(m);
 }

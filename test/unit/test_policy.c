@@ -220,6 +220,15 @@ TEST(check_digest)
 	      "off: unpinned file boots");
 	CHECK(policy_check_digest(&none, 0, POLICY_KERNEL, k, other, NULL) == LDR_OK,
 	      "off: no policy, no pin: today's behaviour");
+	/* a module: no policy names one; its own :sha256= pins it */
+	CHECK(policy_check_digest(&p, 1, POLICY_MODULE, k, good, NULL) == LDR_E_POLICY_UNPINNED,
+	      "sb: a module is never pinned by the policy, even at the kernel's path");
+	CHECK(policy_check_digest(&p, 0, POLICY_MODULE, k, other, NULL) == LDR_OK,
+	      "off: a module at the kernel's path is not held to the kernel's pin");
+	CHECK(policy_check_digest(&p, 0, POLICY_MODULE, "\\m", good, other) ==
+	      LDR_E_MODULE_HASH_MISMATCH, "off: a module's :sha256= mismatch names the module");
+	CHECK(policy_check_digest(&p, 0, POLICY_MODULE, "\\m", other, other) == LDR_OK,
+	      "off: a module's :sha256= matches");
 }
 
 /* one source's parse on top of the policy's defaults, as efi/main.c does */

@@ -45,7 +45,7 @@ refused() {
 	printf '%s\n' "$out" | grep -qixF -- "$3" || fail "$1: no line '$3'"
 }
 refused missing 0xE 'kaslr-loader: error: module \EFI\kaslr\none.bin: no such file on the loader'\''s volume'
-refused mismatch 0x1A 'kaslr-loader: error: module \EFI\kaslr\m1.bin: refusing to boot: module SHA-256 does not match its :sha256= pin; the file changed or the pin is stale'
+refused mismatch 0x1A 'kaslr-loader: error: \EFI\kaslr\m1.bin: refusing to boot: module SHA-256 does not match its :sha256= pin; the file changed or the pin is stale'
 refused too-large 0x9 'kaslr-loader: error: module \EFI\kaslr\big.bin: no free range of 15728640 bytes in [0x1000000, 0x2000000) (kaslr.min, kaslr.max): give the machine more memory or widen the window'
 [ "$(kv "$LINE" modules)/$(kv "$LINE" verified)" = 2/2 ] ||
 	fail "via load options: modules=$(kv "$LINE" modules) verified=$(kv "$LINE" verified), want 2/2"

@@ -3,6 +3,12 @@
 # loader-reclaimable memory as the entropy pool's output, deriving the
 # kernel seed from it as the loader does.  A match means the loader left
 # the secret behind (anyone reading that RAM could recompute the seeds).
+# Then every 8-byte word of the loader's image and of every page the final
+# EFI map gives the loader (LoaderCode, LoaderData, its reclaimable type)
+# against the physical and the virtual base, outside what holds them by
+# design (the kernel, its hand-off structure and maps, its stack, the
+# crash-report facts): the loader's own state, the function-granular
+# core's memory and copies of the memory map are wiped before the jump.
 # Once with the native protocol, once with kaslr.seed= (whose placement
 # seed is public, but whose pool output is not).
 for v in pie high; do
@@ -14,5 +20,7 @@ for v in pie high; do
 	expect_pass
 	n=$(kv "$LINE" scanned)
 	[ "${n:-0}" -gt 10000 ] || fail "$v: only ${n:-0} windows scanned"
+	w=$(kv "$LINE" layout_words)
+	[ "${w:-0}" -gt 100000 ] || fail "$v: only ${w:-0} words compared with the bases"
 done
-ok "scanned=$n windows, no pool output found"
+ok "scanned=$n windows, no pool output found; $w words, no base outside the hand-off"
