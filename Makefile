@@ -168,7 +168,7 @@ $(POLICY_TOOL): $(TOOL_OBJ)
 .SECONDARY:
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
-.PHONY: all deps unit run esp test clean loader payloads install corpus-tools lint example
+.PHONY: all deps unit run esp test clean loader payloads install uninstall corpus-tools lint example
 all: $(BUILD)/BOOTX64.EFI payloads example $(POLICY_TOOL)
 loader: $(BUILD)/BOOTX64.EFI
 
@@ -236,6 +236,15 @@ install: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(if $(filter 1,$(TEST_KERNEL)),$(P
 	 src/tools/kaslr-install.sh --esp "$(ESP)" --loader $(BUILD)/BOOTX64.EFI --tool $(POLICY_TOOL) \
 	   $(if $(filter 1,$(REPACK)),--repack src/tools/kaslr-repack.sh) --install-path "$(INSTALL_PATH)" --kernel "$(KERNEL)" \
 	   --entry "$(if $(ENTRY),$(ENTRY),auto)" "$$@"
+
+# make uninstall ESP=DIR [INSTALL_PATH=...]: takes away what make install
+# (or the kernel hooks) wrote on that ESP, as listed in its manifest
+# EFI/kaslr-loader.manifest, and puts back a file it had replaced (FORCE=1's
+# backup); with INSTALL_PATH= only if the loader is installed there
+uninstall:
+	@[ -n "$(ESP)" ] || { echo "make uninstall: give ESP=DIR, the mounted EFI system partition" >&2; exit 1; }
+	@src/tools/kaslr-install.sh --uninstall --esp "$(ESP)" \
+	   $(if $(filter-out file default,$(origin INSTALL_PATH)),--install-path "$(INSTALL_PATH)")
 
 run: deps
 	@$(MAKE) --no-print-directory all $(ESP_IMG)
