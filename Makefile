@@ -217,7 +217,9 @@ $(ESP_IMG): $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT) test/qemu/mkesp.sh
 # systemd-boot entry when the ESP has loader/entries/.  An existing file at
 # INSTALL_PATH that is not kaslr-loader is refused unless FORCE=1 (which
 # keeps a backup).  KERNEL= is required; TEST_KERNEL=1 installs the test
-# kernel instead.  CONF=file is installed as kaslr.conf.
+# kernel instead.  CONF=file is installed as kaslr.conf.  The policy pins
+# private copies of the files, the ESP's bytes are checked against them
+# before signing, and EFI/kaslr-loader.manifest lists what was written.
 INSTALL_PATH ?= EFI/BOOT/BOOTX64.EFI
 ifeq ($(TEST_KERNEL),1)
 KERNEL ?= $(PAYLOAD_DEFAULT)

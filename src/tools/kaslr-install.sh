@@ -253,6 +253,9 @@ preflight() {
 # The sources are copied into $priv (mode 0700); names[i] is the ESP name
 # of privs[i], kinds[i] kernel or initrd.  Nothing is read from the ESP.
 names=() privs=() kinds=() srcs=() staged=()
+# files beside the loader that the policy does not pin (none yet): their
+# private copies and ESP paths; stage_esp puts them, commit renames them
+extra_privs=() extra_rels=()
 stage_private() {
 	local kname n f
 	kname=$(basename "$kernel")
@@ -286,6 +289,7 @@ stage_esp() {
 	local i
 	make_dir "$reldir"
 	for i in "${!names[@]}"; do put_esp "${privs[$i]}" "$(rel_of "${names[$i]}")"; done
+	for i in "${!extra_rels[@]}"; do make_dir "$(dirname "${extra_rels[$i]}")"; put_esp "${extra_privs[$i]}" "${extra_rels[$i]}"; done
 }
 
 # ------------------------------------------------------------ the loader
@@ -321,6 +325,12 @@ commit() {
 		mv -f "$esp/$rel.kaslr-new" "$esp/$rel" || die "cannot rename $esp/$rel.kaslr-new"
 		printf '%s: %-7s %s -> %s\n' "$me" "${kinds[$i]}" "${srcs[$i]}" "$esp/$rel"
 	done
+	for i in "${!extra_rels[@]}"; do
+		rel=${extra_rels[$i]}
+		claim "$rel" 0 "${extra_privs[$i]}"
+		mv -f "$esp/$rel.kaslr-new" "$esp/$rel" || die "cannot rename $esp/$rel.kaslr-new"
+		say "file    $esp/$rel"
+	done
 	[ -e "$dest" ] && "$tool" show "$dest" >/dev/null 2>&1 && own=1
 	claim "$path" "$own"
 	mv -f "$dest.kaslr-new" "$dest" || die "cannot rename $dest.kaslr-new"
@@ -330,8 +340,15 @@ commit() {
 }
 # kaslr.conf beside the loader
 write_conf() {
-	local kc=$dir/kaslr.conf rel old abs kname=${names[0]}
+	local kc=$dir/kaslr.conf rel old abs kname=${names[0]} prev
 	rel=$(rel_of kaslr.conf)
+	# the loader moved: a kaslr.conf the previous install wrote moves with it
+	if [ -z "$conf" ] && [ ! -e "$kc" ] && prev=$(previous_conf); then
+		claim "$rel"
+		cp "$esp/$prev" "$kc" || die "cannot write $kc"
+		say "config  $esp/$prev -> $kc"
+		return
+	fi
 	if [ -n "$conf" ]; then
 		if [ -e "$kc" ] && cmp -s "$conf" "$kc"; then keep_unless_ours "$rel"; say "config  $kc kept"; return; fi
 		claim "$rel"
@@ -366,6 +383,14 @@ write_conf() {
 EOF
 		say "config  $kc (commented defaults)"
 	fi
+}
+# the kaslr.conf a previous install at another path wrote, relative to the ESP
+previous_conf() {
+	local r
+	[ -n "$old_loader" ] && [ "$old_loader" != "$path" ] || return 1
+	r=$(dirname "$old_loader")/kaslr.conf
+	r=${r#./}
+	old_index "$r" >/dev/null && [ -f "$esp/$r" ] && echo "$r"
 }
 # a file left as it is stays in the manifest when a previous install wrote it
 keep_unless_ours() { if old_index "$1" >/dev/null; then claim "$1"; fi; }

@@ -233,11 +233,14 @@ else bad uninstall-outside "$(cat "$T/u7.log")"; fi
 rm -f "$E/EFI/kaslr-loader.manifest"
 
 # 8d. installing to another INSTALL_PATH takes the previous copy away:
-# one kernel on the ESP, one entry, naming the new path
+# one kernel on the ESP, one entry, naming the new path; the kaslr.conf
+# the previous install wrote (and the user edited) moves along
 E=$T/esp-move; mkdir -p "$E/loader/entries"
 snap "$E" >"$T/mv0.snap"
 if inst "$T/m1.log" ESP="$E" KERNEL="$PIE" INITRD="$T/initrd.img-test" &&
+   echo 'cmdline console=ttyS0 moved-along' >>"$E/EFI/BOOT/kaslr.conf" &&
    inst "$T/m2.log" ESP="$E" INSTALL_PATH=EFI/kaslr/kaslr-loader.efi KERNEL="$PIE" INITRD="$T/initrd.img-test" &&
+   grep -q moved-along "$E/EFI/kaslr/kaslr.conf" &&
    [ "$(find "$E" -name kernel-pie.elf | wc -l)" = 1 ] && [ ! -e "$E/EFI/BOOT" ] &&
    [ "$(find "$E/loader/entries" -type f)" = "$E/loader/entries/kaslr-loader.conf" ] &&
    grep -qx 'efi     /EFI/kaslr/kaslr-loader.efi' "$E/loader/entries/kaslr-loader.conf"; then ok new-path-moves
