@@ -70,6 +70,7 @@ export KASLR_LOADER_CONF=$T/install.conf KASLR_LOADER_LIB=$R/usr/lib/kaslr-loade
 	KASLR_LOADER_STATE=$R/var/lib/kaslr-loader
 POSTINST=$R/etc/kernel/postinst.d/zz-kaslr-loader
 POSTRM=$R/etc/kernel/postrm.d/zz-kaslr-loader
+POSTUPDATE=$R/etc/initramfs/post-update.d/kaslr-loader
 PLUGIN=$(find "$R/usr/lib/kernel/install.d" -name '*kaslr-loader.install' | head -n 1)
 TOOL=$KASLR_LOADER_LIB/kaslr-policy
 
@@ -191,6 +192,19 @@ chmod +x "$FULL/cp"
 if PATH=$FULL:$PATH "$POSTINST" "$V3" "$BOOT/vmlinuz-$V3" >"$T/h3d.log" 2>&1; then trouble esp-full 'cannot write' "$T/h3d.log"
 else bad esp-full "status $?: $(cat "$T/h3d.log")"; fi
 rm -f "$BOOT/vmlinuz-$V3" "$BOOT/initrd.img-$V3"
+
+# 3d. update-initramfs rebuilt the pinned version's initrd: the
+# post-update.d hook puts it on the ESP and pins it; another version's
+# rebuilt initrd leaves the ESP alone
+printf 'initrd of %s, rebuilt\n' "$V2" >"$BOOT/initrd.img-$V2"
+if "$POSTUPDATE" "$V2" "$BOOT/initrd.img-$V2" >"$T/h3e.log" 2>&1 &&
+   pins | grep -q "^initrd .*initrd.img-$V2 $(sha "$BOOT/initrd.img-$V2")$" && cmp -s "$D/initrd.img-$V2" "$BOOT/initrd.img-$V2"; then
+	ok initramfs-refresh
+else bad initramfs-refresh "$(tail -n 2 "$T/h3e.log"; pins | tr '\n' ' ')"; fi
+cp "$L" "$T/loader-refreshed.efi"
+if "$POSTUPDATE" "$V" "$BOOT/initrd.img-$V" >"$T/h3f.log" 2>&1 && grep -q 'nothing to do' "$T/h3f.log" &&
+   cmp -s "$L" "$T/loader-refreshed.efi"; then ok initramfs-other-version
+else bad initramfs-other-version "$(cat "$T/h3f.log")"; fi
 
 # 4. removing the pinned version V2 (dpkg removes /boot's files first): back to V
 rm -f "$BOOT/vmlinuz-$V2" "$BOOT/initrd.img-$V2"

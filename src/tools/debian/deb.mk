@@ -5,7 +5,8 @@
 #       the unsigned loader image, kaslr-policy and kaslr-repack in
 #       $(prefix)/lib/kaslr-loader/, kaslr-loader-install and
 #       kaslr-loader-update in $(prefix)/sbin/, the kernel-install plugin,
-#       the /etc/kernel/post{inst,rm}.d hooks, /etc/kaslr-loader/install.conf
+#       the /etc/kernel/post{inst,rm}.d hooks, the /etc/initramfs/post-update.d
+#       hook, /etc/kaslr-loader/install.conf
 #       (never replaced when it exists) and the README
 #   make deb
 #       $(DEB_FILE): the same tree with a DEBIAN/control written here and
@@ -36,16 +37,19 @@ install-hooks: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES)
 	install -D -m 0755 src/tools/kaslr-repack.sh $(DESTDIR)$(KL_LIB)/kaslr-repack
 	install -D -m 0755 src/tools/kaslr-install.sh $(DESTDIR)$(prefix)/sbin/kaslr-loader-install
 	mkdir -p $(DESTDIR)$(prefix)/lib/kernel/install.d $(DESTDIR)$(sysconfdir)/kernel/postinst.d \
-	         $(DESTDIR)$(sysconfdir)/kernel/postrm.d $(DESTDIR)$(sysconfdir)/kaslr-loader
+	         $(DESTDIR)$(sysconfdir)/kernel/postrm.d $(DESTDIR)$(sysconfdir)/kaslr-loader \
+	         $(DESTDIR)$(sysconfdir)/initramfs/post-update.d
 	$(KL_PATHS) src/tools/hooks/kaslr-loader-update.sh >$(DESTDIR)$(prefix)/sbin/kaslr-loader-update
 	$(KL_PATHS) src/tools/hooks/95-kaslr-loader.install \
 	    >$(DESTDIR)$(prefix)/lib/kernel/install.d/95-kaslr-loader.install
 	$(KL_PATHS) src/tools/hooks/zz-kaslr-loader.postinst >$(DESTDIR)$(sysconfdir)/kernel/postinst.d/zz-kaslr-loader
 	$(KL_PATHS) src/tools/hooks/zz-kaslr-loader.postrm >$(DESTDIR)$(sysconfdir)/kernel/postrm.d/zz-kaslr-loader
+	$(KL_PATHS) src/tools/hooks/kaslr-loader.post-update >$(DESTDIR)$(sysconfdir)/initramfs/post-update.d/kaslr-loader
 	chmod 0755 $(DESTDIR)$(prefix)/sbin/kaslr-loader-update \
 	    $(DESTDIR)$(prefix)/lib/kernel/install.d/95-kaslr-loader.install \
 	    $(DESTDIR)$(sysconfdir)/kernel/postinst.d/zz-kaslr-loader \
-	    $(DESTDIR)$(sysconfdir)/kernel/postrm.d/zz-kaslr-loader
+	    $(DESTDIR)$(sysconfdir)/kernel/postrm.d/zz-kaslr-loader \
+	    $(DESTDIR)$(sysconfdir)/initramfs/post-update.d/kaslr-loader
 	[ -e $(DESTDIR)$(sysconfdir)/kaslr-loader/install.conf ] || \
 	    install -m 0644 src/tools/debian/install.conf $(DESTDIR)$(sysconfdir)/kaslr-loader/install.conf
 	install -D -m 0644 README $(DESTDIR)$(prefix)/share/doc/kaslr-loader/README

@@ -10,6 +10,9 @@
 #       the files of the version installed before are removed from the ESP.
 #       The same inputs onto an ESP left as the last run left it is done
 #       once: the hooks of one kernel update call it several times.
+#   kaslr-loader-update refresh VERSION [INITRD]
+#       as add, with IMAGE /boot/vmlinuz-VERSION, when VERSION is the kernel
+#       the loader pins (its initrd was rebuilt); otherwise nothing.
 #   kaslr-loader-update remove VERSION
 #       when VERSION is the kernel the loader pins, installs the newest
 #       kernel left in /boot instead (with none left, the ESP keeps it).
@@ -40,10 +43,10 @@ boot=${KASLR_LOADER_BOOT:-$root/boot}
 state=${KASLR_LOADER_STATE:-$root/var/lib/kaslr-loader}
 manifest=EFI/kaslr-loader.manifest # kaslr-loader-install's, on the ESP
 die() { echo "$me: $*" >&2; exit 1; }
-[ $# -ge 1 ] || die "usage: $me add VERSION [IMAGE [INITRD...]] | remove VERSION | uninstall"
+[ $# -ge 1 ] || die "usage: $me add VERSION [IMAGE [INITRD...]] | refresh VERSION [INITRD] | remove VERSION | uninstall"
 cmd=$1
 shift
-case $cmd in add | remove) [ $# -ge 1 ] || die "$cmd needs a VERSION" ;; esac
+case $cmd in add | refresh | remove) [ $# -ge 1 ] || die "$cmd needs a VERSION" ;; esac
 ver=${1:-}
 [ $# -gt 0 ] && shift
 
@@ -130,6 +133,16 @@ add)
 	[ ${#initrds[@]} -eq 0 ] && [ -f "$boot/initrd.img-$ver" ] && initrds=("$boot/initrd.img-$ver")
 	install_version "$ver" "$image" "${initrds[@]}" || exit 1
 	;;
+refresh)
+	case $(pinned_kernel) in
+	"vmlinuz-$ver" | "vmlinux-$ver.gz") ;;
+	*) echo "$me: $ver is not the kernel on $ESP: nothing to do"; exit 0 ;;
+	esac
+	initrd=${1:-$boot/initrd.img-$ver}
+	set --
+	[ -f "$initrd" ] && set -- "$initrd"
+	install_version "$ver" "$boot/vmlinuz-$ver" "$@" || exit 1
+	;;
 remove)
 	pinned=$(pinned_kernel)
 	case $pinned in
@@ -154,6 +167,6 @@ uninstall)
 	run_installer "uninstalling from $ESP" --uninstall --esp "$ESP" || exit 1
 	rm -f "$state/stamp"
 	;;
-*) die "unknown command $cmd (add, remove or uninstall)" ;;
+*) die "unknown command $cmd (add, refresh, remove or uninstall)" ;;
 esac
 exit 0
