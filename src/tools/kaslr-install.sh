@@ -250,7 +250,7 @@ preflight() {
 }
 
 # ------------------------------------------------------------ staging
-# The sources are copied into $priv (mode 0700); names[i] is the ESP name
+# The sources are copied into $priv/f ($priv is mode 0700); names[i] is the ESP name
 # of privs[i], kinds[i] kernel or initrd.  Nothing is read from the ESP.
 names=() privs=() kinds=() srcs=() staged=()
 # files beside the loader that the policy does not pin (none yet): their
@@ -258,20 +258,21 @@ names=() privs=() kinds=() srcs=() staged=()
 extra_privs=() extra_rels=()
 stage_private() {
 	local kname n f
+	mkdir "$priv/f" || die "mkdir $priv/f"
 	kname=$(basename "$kernel")
 	if [ -n "$repack" ] && [ "$(od -An -c -j 514 -N 4 "$kernel" 2>/dev/null | tr -d ' \n')" = HdrS ]; then
 		case $kname in vmlinuz-*) kname=vmlinux-${kname#vmlinuz-}.gz ;; *) kname=$kname.elf.gz ;; esac
-		"$repack" "$kernel" "$priv/$kname" 2>"$priv/repack.log" ||
+		"$repack" "$kernel" "$priv/f/$kname" 2>"$priv/repack.log" ||
 			die "repacking $kernel failed: $(tail -n 1 "$priv/repack.log")"
 	else
-		cp "$kernel" "$priv/$kname" || die "cannot copy $kernel"
+		cp "$kernel" "$priv/f/$kname" || die "cannot copy $kernel"
 	fi
-	names+=("$kname") privs+=("$priv/$kname") kinds+=(kernel) srcs+=("$kernel")
+	names+=("$kname") privs+=("$priv/f/$kname") kinds+=(kernel) srcs+=("$kernel")
 	for f in "${initrds[@]}"; do
 		n=$(basename "$f")
-		[ ! -e "$priv/$n" ] || die "two files named $n"
-		cp "$f" "$priv/$n" || die "cannot copy $f"
-		names+=("$n") privs+=("$priv/$n") kinds+=(initrd) srcs+=("$f")
+		[ ! -e "$priv/f/$n" ] || die "two files named $n"
+		cp "$f" "$priv/f/$n" || die "cannot copy $f"
+		names+=("$n") privs+=("$priv/f/$n") kinds+=(initrd) srcs+=("$f")
 	done
 	for n in "${names[@]}"; do
 		valid_rel "$(rel_of "$n")" || die "$n: a name for the ESP needs letters, digits and ._+~@- only"
