@@ -14,6 +14,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
+SDBOOT_PLUGIN=/usr/lib/kernel/install.d/90-loaderentry.install
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . test/tally.sh
@@ -158,12 +159,19 @@ for f in /usr/local/bin/* /usr/local/sbin/* /usr/bin/* /usr/sbin/*; do
 	case $b in sbsign | sbverify) continue ;; esac
 	[ -e "$NOSB/$b" ] || ln -s "$f" "$NOSB/$b"
 done
-KI=$T/install.d; mkdir "$KI"
-ln -s "$PLUGIN" "$KI/${PLUGIN##*/}"
-# shellcheck disable=SC2016 # the plugin's own $1 and $2
-printf '#!/bin/sh\n[ "$1" = add ] && echo "$2" >"%s/loaderentry-$2"\nexit 0\n' "$T" >"$KI/90-loaderentry.install"
-chmod +x "$KI/90-loaderentry.install"
-kernel_install() { local p; for p in $(cd "$KI" && LC_ALL=C ls); do "$KI/$p" "$@" || return; done; }
+# systemd's kernel-install with its own entry plugin and ours, in the
+# order kernel-install gives its plugins (file names, sort -V), writing
+# systemd-boot's entry into a boot root of this test's own
+KI_ROOT=$T/sdboot-root MID=0123456789abcdef0123456789abcdef
+{ command -v kernel-install && [ -x "$SDBOOT_PLUGIN" ]; } >/dev/null ||
+	bad kernel-install "kernel-install or $SDBOOT_PLUGIN missing (Debian package systemd: make deps)"
+mkdir -p "$KI_ROOT/loader/entries" "$KI_ROOT/$MID"
+ki_plugins=$(for p in "$SDBOOT_PLUGIN" "$PLUGIN"; do echo "${p##*/} $p"; done | sort -V | cut -d' ' -f2 | tr '\n' ' ')
+kernel_install() {
+	MACHINE_ID=$MID BOOT_ROOT=$KI_ROOT KERNEL_INSTALL_PLUGINS=$ki_plugins kernel-install "$@" 2>&1 |
+		grep -v '^$' # kernel-install's own blank lines
+	return "${PIPESTATUS[0]}"
+}
 still_v2() {
 	pins | grep -q "^kernel .*vmlinuz-$V2 $(sha "$BOOT/vmlinuz-$V2")$" && cmp -s "$L" "$T/loader-v2.efi" &&
 		[ -f "$D/vmlinuz-$V2" ] && [ -f "$D/initrd.img-$V2" ] && [ -z "$(find "$E" -name "*$V3*" -o -name '*.kaslr-new')" ]
@@ -174,11 +182,11 @@ trouble() { # NAME WANT LOG: status 0 (checked by the caller), one line matching
 }
 if PATH=$NOSB "$POSTINST" "$V3" "$BOOT/vmlinuz-$V3" >"$T/h3a.log" 2>&1; then trouble no-sbsign-postinst 'sbsigntool' "$T/h3a.log"
 else bad no-sbsign-postinst "status $?: $(cat "$T/h3a.log")"; fi
-if PATH=$NOSB kernel_install add "$V3" "$T/entry-dir" "$BOOT/vmlinuz-$V3" "$BOOT/initrd.img-$V3" >"$T/h3b.log" 2>&1; then
+if PATH=$NOSB kernel_install add "$V3" "$BOOT/vmlinuz-$V3" "$BOOT/initrd.img-$V3" >"$T/h3b.log" 2>&1; then
 	trouble no-sbsign-kernel-install 'sbsigntool' "$T/h3b.log"
 else bad no-sbsign-kernel-install "kernel-install failed (status $?): $(cat "$T/h3b.log")"; fi
-if [ -f "$T/loaderentry-$V3" ]; then ok sdboot-entry-plugin-runs
-else bad sdboot-entry-plugin-runs "kernel-install stopped before 90-loaderentry.install"; fi
+if [ -f "$KI_ROOT/loader/entries/$MID-$V3.conf" ]; then ok sdboot-entry-plugin-runs
+else bad sdboot-entry-plugin-runs "no systemd-boot entry for $V3: kernel-install stopped before 90-loaderentry.install? $(ls "$KI_ROOT/loader/entries")"; fi
 cp "$KASLR_LOADER_CONF" "$T/install.conf.signed"
 sed -i "s|^SIGN_KEY=.*|SIGN_KEY=$T/absent.pem|" "$KASLR_LOADER_CONF"
 if "$POSTINST" "$V3" "$BOOT/vmlinuz-$V3" >"$T/h3c.log" 2>&1; then trouble no-key 'cannot read' "$T/h3c.log"
