@@ -3,7 +3,10 @@
 # (the kernel under its own name, the policy pinning it), what is kept (a
 # user's kaslr.conf, a foreign boot loader), what is refused, sbsign
 # signatures checked with sbverify against a throwaway key made here with
-# openssl, and the README's Secure Boot table against the code's.
+# openssl, a writer replacing the ESP copy during a signed install (never
+# pinned), make uninstall leaving the ESP as it was (with and without a
+# backup), a new INSTALL_PATH taking the previous copy away, and the
+# README's Secure Boot table against the code's.
 # One "ok NAME" / "FAIL NAME: why" line per check; the last line is
 # "install: N passed, N failed".
 set -u
