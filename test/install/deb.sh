@@ -145,6 +145,12 @@ if "$POSTINST" "$V2" "$BOOT/vmlinuz-$V2" >"$T/h2b.log" 2>&1 && grep -q 'nothing 
    [ "$(wc -l <"$T/h2b.log")" = 1 ] && [ "$L" -ot "$T/h2b.log" ] && cmp -s "$L" "$T/loader-v2.efi"; then ok once-per-update
 else bad once-per-update "$(head -n 3 "$T/h2b.log")"; fi
 
+# an older version (update-initramfs -k all through systemd-boot's hook
+# reaches kernel-install for each) does not displace the newest
+if "$PLUGIN" add "$V" "$T/entry-dir" "$BOOT/vmlinuz-$V" "$BOOT/initrd.img-$V" >"$T/h2c.log" 2>&1 &&
+   grep -q 'older than' "$T/h2c.log" && cmp -s "$L" "$T/loader-v2.efi" && [ ! -e "$D/vmlinuz-$V" ]; then ok older-left-out
+else bad older-left-out "$(cat "$T/h2c.log")"; fi
+
 # 3c. the loader's own trouble never fails a hook: with SIGN_KEY set and no
 # sbsign on PATH, a key that cannot be read, a copy to the ESP that fails:
 # status 0, one line saying what was skipped and how to fix it, V2 still

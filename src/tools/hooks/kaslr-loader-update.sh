@@ -9,7 +9,10 @@
 #       re-signed when a key is configured, the systemd-boot entry written;
 #       the files of the version installed before are removed from the ESP.
 #       The same inputs onto an ESP left as the last run left it is done
-#       once: the hooks of one kernel update call it several times.
+#       once: the hooks of one kernel update call it several times.  A
+#       version older than the one on the ESP, whose kernel is still in
+#       /boot, is left out (update-initramfs -k all, through systemd-boot's
+#       hook, reaches it for every version): the ESP carries the newest.
 #   kaslr-loader-update refresh VERSION [INITRD]
 #       as add, with IMAGE /boot/vmlinuz-VERSION, when VERSION is the kernel
 #       the loader pins (its initrd was rebuilt); otherwise nothing.
@@ -66,6 +69,12 @@ trap 'rm -rf "$work"' EXIT
 # the name of the kernel file the loader on the ESP pins, or nothing
 pinned_kernel() {
 	"$tool" show "$ESP/$INSTALL_PATH" 2>/dev/null | sed -n 's/^kernel *[^ ]*\\\([^\\ ]*\) sha256=.*/\1/p'
+}
+# the version of the kernel the loader pins, or nothing
+pinned_version() {
+	local k
+	k=$(pinned_kernel)
+	case $k in vmlinuz-*) echo "${k#vmlinuz-}" ;; vmlinux-*.gz) k=${k#vmlinux-}; echo "${k%.gz}" ;; esac
 }
 # what the ESP holds now: the manifest and every file it lists
 esp_state() {
@@ -127,6 +136,12 @@ install_version() { # VERSION IMAGE [INITRD...]
 
 case $cmd in
 add)
+	pv=$(pinned_version)
+	if [ -n "$pv" ] && [ "$pv" != "$ver" ] && [ -f "$boot/vmlinuz-$pv" ] &&
+	   [ "$(printf '%s\n' "$ver" "$pv" | sort -V | tail -n 1)" = "$pv" ]; then
+		echo "$me: $ver is older than $pv, the kernel on $ESP: left as it is (kaslr-loader-install puts any kernel there)"
+		exit 0
+	fi
 	image=${1:-$boot/vmlinuz-$ver}
 	[ $# -gt 0 ] && shift
 	initrds=("$@")
