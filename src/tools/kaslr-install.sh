@@ -159,18 +159,19 @@ make_dir() {
 		made_dirs+=("$sofar")
 	done
 }
-# undo KIND PATH [COPY]: what uninstall does for one line
+# undo KIND PATH [COPY]: what uninstall does for one line; a failure is
+# a warning and sets undo_failed
+undo_failed=0
 undo() {
 	case $1 in
 	file)
 		[ -e "$esp/$2" ] || return 0
-		rm -f "$esp/$2" || die "cannot remove $esp/$2"
-		say "removed $2" ;;
+		if rm -f "$esp/$2"; then say "removed $2"
+		else echo "$me: warning: cannot remove $esp/$2" >&2; undo_failed=1; fi ;;
 	backup)
-		if [ -e "$esp/$3" ]; then
-			mv -f "$esp/$3" "$esp/$2" || die "cannot restore $esp/$2"
-			say "restored $2 from $3"
-		else say "warning: the backup $3 of $2 is gone; $2 left as it is"; fi ;;
+		if [ ! -e "$esp/$3" ]; then say "warning: the backup $3 of $2 is gone; $2 left as it is"
+		elif mv -f "$esp/$3" "$esp/$2"; then say "restored $2 from $3"
+		else echo "$me: warning: cannot restore $esp/$2 from $esp/$3" >&2; undo_failed=1; fi ;;
 	dir) rmdir "$esp/$2" 2>/dev/null && say "removed $2/" ;;
 	esac
 	return 0
@@ -221,6 +222,7 @@ do_uninstall() {
 	for ((i = ${#old_kind[@]} - 1; i >= 0; i--)); do
 		[ "${old_kind[$i]}" = dir ] || undo "${old_kind[$i]}" "${old_a[$i]}" "${old_b[$i]}"
 	done
+	[ "$undo_failed" = 0 ] || die "uninstalling from $esp left files behind (above); $m kept: run it again once they can go"
 	rm -f "$m" || die "cannot remove $m"
 	for ((i = ${#old_kind[@]} - 1; i >= 0; i--)); do
 		[ "${old_kind[$i]}" = dir ] && undo dir "${old_a[$i]}"
