@@ -8,6 +8,8 @@
 #     code=<start of "Kernel code" in /proc/iomem> efi=<0|1>
 #     loaderinfo=<LoaderInfo through efivarfs> sha=<SHA-256 of /data/check.bin>
 #     fb=<fb0's name> ramdisk=<the RAMDISK range dmesg shows> kaslr=<0|1>
+#     features=<LoaderFeatures through efivarfs, 0x + 16 hex digits, or none>
+#     crng=<dmesg's time of "random: crng init done", or none: not yet>
 #     cmdline=<the rest of the line: /proc/cmdline>
 #
 # kaslr=0 when the kernel says its offset is disabled (checked on its own
@@ -37,6 +39,7 @@ text=$(sed -n 's/^\([0-9a-f]*\) [Tt] _text$/0x\1/p' /proc/kallsyms | head -n 1)
 code=$(sed -n 's/^ *\([0-9a-f]*\)-[0-9a-f]* : Kernel code$/0x\1/p' /proc/iomem | head -n 1)
 efi=0
 info=
+features=
 if [ -d /sys/firmware/efi ]; then
 	efi=1
 	ld efivarfs
@@ -44,11 +47,17 @@ if [ -d /sys/firmware/efi ]; then
 	v=/sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
 	# 4 bytes of attributes, then UCS-2 text: keep the ASCII
 	[ -f "$v" ] && info=$(tail -c +5 "$v" | tr -d '\000' | tr ' ' '_')
+	v=/sys/firmware/efi/efivars/LoaderFeatures-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+	# 4 bytes of attributes, then the u64 little-endian mask
+	[ -f "$v" ] && features=0x$(od -A n -t x8 -j 4 -N 8 "$v" | tr -d ' ')
 fi
+# when the kernel's RNG became ready, by its own clock (0.000000: before
+# the kernel had a clock, i.e. from a seed it was handed)
+crng=$(dmesg | sed -n 's/^\[ *\([0-9.]*\)\] random: crng init done.*/\1/p' | head -n 1)
 sha=$(sha256sum /data/check.bin | cut -d' ' -f1)
 fb=$(tr ' ' '_' </sys/class/graphics/fb0/name 2>/dev/null)
 rd=$(dmesg | sed -n 's/.*RAMDISK: \[mem \(0x[0-9a-f]*-0x[0-9a-f]*\)\].*/\1/p' | head -n 1)
-echo "linux-init: REPORT text=$text code=$code efi=$efi loaderinfo=${info:-none} sha=$sha fb=${fb:-none} ramdisk=${rd:-none} cmdline=$(cat /proc/cmdline)"
+echo "linux-init: REPORT text=$text code=$code efi=$efi loaderinfo=${info:-none} sha=$sha fb=${fb:-none} ramdisk=${rd:-none} features=${features:-none} crng=${crng:-none} cmdline=$(cat /proc/cmdline)"
 
 if [ "$(arg kl.mode)" = root ]; then
 	while read -r m; do

@@ -9,14 +9,17 @@
 #   boots once (USER_VIA=sdboot: through systemd-boot, the loader's options
 #   from its entry; the kaslr.conf lines are then key=value load options)
 #   and sets, from the kernel's report line:
-#     U_TEXT U_CODE U_EFI U_INFO U_SHA U_FB U_RAMDISK U_CMDLINE
+#     U_TEXT U_CODE U_EFI U_INFO U_SHA U_FB U_RAMDISK U_FEATURES U_CRNG
+#     U_CMDLINE
+#   USER_ESP_FILES="NAME=SRC ...": more files on the ESP (not with sdboot);
+#   U_ESP is the image, which user_boot_again boots once more.
 #   and from the loader's verbose lines (what it claims to have done, for
 #   the report to be compared with): L_PHYS L_VOFF L_INITRD
 #   U_DIR is initramfs.sh's directory (data.sha256, root.img); LOG the log.
 LINUX_LINK=0xffffffff81000000
 
 user_boot() {
-	local kind=$1 cmdline=$2 conf_lines=() line
+	local kind=$1 cmdline=$2 conf_lines=()
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do conf_lines+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
@@ -42,9 +45,17 @@ user_boot() {
 		rm -f "$fat"
 	else
 		cf=$(conf 'kernel vmlinuz' 'initrd initrd.img' verbose "${conf_lines[@]}" "cmdline $cmdline")
+		# shellcheck disable=SC2086 # USER_ESP_FILES is a list of NAME=SRC
 		esp=$(mkesp "$NAME" - EFI/BOOT/vmlinuz="$bz" EFI/BOOT/initrd.img="$U_DIR/initrd.img" \
-			EFI/BOOT/kaslr.conf="$cf")
+			EFI/BOOT/kaslr.conf="$cf" ${USER_ESP_FILES:-})
 	fi
+	U_ESP=$esp
+	user_boot_again "$@"
+}
+
+# user_boot_again [boot.sh option...]: boot U_ESP once more, set the same
+user_boot_again() {
+	local line esp=$U_ESP
 	USER_BOOTS=$((${USER_BOOTS:-0} + 1))
 	LOG=$WORK/$NAME.$USER_BOOTS.log
 	test/qemu/boot.sh --log "$LOG" --timeout "${USER_TIMEOUT:-240}" \
@@ -58,6 +69,8 @@ user_boot() {
 	U_INFO=$(kv "$line" loaderinfo) U_SHA=$(kv "$line" sha) U_FB=$(kv "$line" fb)
 	# shellcheck disable=SC2034
 	U_RAMDISK=$(kv "$line" ramdisk) U_CMDLINE=$(kv "$line" cmdline)
+	# shellcheck disable=SC2034
+	U_FEATURES=$(kv "$line" features) U_CRNG=$(kv "$line" crng)
 	line=$(clean_log "$LOG" | grep -a 'kaslr-loader: linux: physical base' | tail -n 1)
 	L_PHYS=$(printf '%s\n' "$line" | sed -n 's/.*physical base \(0x[0-9A-Fa-f]*\),.*/\1/p')
 	L_VOFF=$(printf '%s\n' "$line" | sed -n 's/.*virtual offset \(0x[0-9A-Fa-f]*\) from.*/\1/p')
