@@ -49,7 +49,7 @@ if [ -d /sys/firmware/efi ]; then
 	[ -f "$v" ] && info=$(tail -c +5 "$v" | tr -d '\000' | tr ' ' '_')
 	v=/sys/firmware/efi/efivars/LoaderFeatures-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
 	# 4 bytes of attributes, then the u64 little-endian mask
-	[ -f "$v" ] && features=0x$(od -A n -t x8 -j 4 -N 8 "$v" | tr -d ' ')
+	[ -f "$v" ] && features=0x$(tail -c +5 "$v" | od -A n -t x8 -N 8 | tr -d ' ')
 fi
 # when the kernel's RNG became ready, by its own clock (0.000000: before
 # the kernel had a clock, i.e. from a seed it was handed)
