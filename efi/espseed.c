@@ -29,6 +29,7 @@ static UINT64 seed_file_size; /* 0: no usable file was read */
 static uint8_t *seed_prev;    /* an earlier stage's table */
 static uint32_t seed_prev_len;
 static uint8_t *seed_mine;    /* the table this loader installed */
+static int seed_var_set;      /* this loader set LoaderRandomSeed */
 
 /*
  * Mix the loader variable name (at most cap bytes) into pool under bit, or
@@ -209,10 +210,27 @@ void seed_table_install(struct loader *L)
 	if (seed_prev && seed_prev_len)
 		ldr_wipe(seed_prev + SEED_TABLE_HDR, seed_prev_len);
 	log_info(L"LINUX_EFI_RANDOM_SEED table installed (%d bytes)", (int)SEED_TABLE_LEN);
+
+	/* systemd 252's userspace credits this variable (and bootctl says
+	 * "Passed to OS" by it), as systemd-boot 252 sets it: volatile, a
+	 * seed of its own, replacing an earlier stage's */
+	entropy_derive(L->sec.pool_seed, "LoaderRandomSeed variable", s);
+	st = uefi_call_wrapper(RT->SetVariable, 5, L"LoaderRandomSeed", &seed_bli_guid,
+			       EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS,
+			       sizeof(s), s);
+	ldr_wipe(s, sizeof(s));
+	seed_var_set = !EFI_ERROR(st);
+	if (EFI_ERROR(st))
+		log_warn(L"cannot set LoaderRandomSeed (%r)", st);
 }
 
 void seed_table_remove(void)
 {
+	if (seed_var_set)
+		uefi_call_wrapper(RT->SetVariable, 5, L"LoaderRandomSeed", &seed_bli_guid,
+				  EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS,
+				  0, NULL);
+	seed_var_set = 0;
 	if (!seed_mine)
 		return;
 	uefi_call_wrapper(BS->InstallConfigurationTable, 2, &seed_table_guid, NULL);

@@ -34,13 +34,16 @@ uint32_t seed_refresh(struct loader *L, uint32_t sources);
 /*
  * For Linux, just before ExitBootServices: with a strong pool, install a
  * LINUX_EFI_RANDOM_SEED table holding a fresh seed derived from the pool
- * (an earlier stage's table is replaced, its bytes wiped); with a weak
+ * (an earlier stage's table is replaced, its bytes wiped), and set the
+ * volatile LoaderRandomSeed variable to another (what systemd 252's
+ * userspace credits, replacing systemd-boot 252's); with a weak
  * one, remove an earlier stage's table that was too short to count, so
  * that Linux credits nothing.  Never fails: trouble is a warning.
  */
 void seed_table_install(struct loader *L);
 
-/* Undo seed_table_install (the boot failed before ExitBootServices). */
+/* Undo seed_table_install (the boot failed before ExitBootServices):
+ * the table and LoaderRandomSeed go. */
 void seed_table_remove(void);
 
 #endif

@@ -9,7 +9,7 @@
 #   boots once (USER_VIA=sdboot: through systemd-boot, the loader's options
 #   from its entry; the kaslr.conf lines are then key=value load options)
 #   and sets, from the kernel's report line:
-#     U_TEXT U_CODE U_EFI U_INFO U_SHA U_FB U_RAMDISK U_FEATURES U_CRNG
+#     U_TEXT U_CODE U_EFI U_INFO U_SHA U_FB U_RAMDISK U_FEATURES U_CRNG U_RSEED
 #     U_CMDLINE
 #   USER_ESP_FILES="NAME=SRC ...": more files on the ESP (not with sdboot);
 #   U_ESP is the image, which user_boot_again boots once more.
@@ -70,7 +70,7 @@ user_boot_again() {
 	# shellcheck disable=SC2034
 	U_RAMDISK=$(kv "$line" ramdisk) U_CMDLINE=$(kv "$line" cmdline)
 	# shellcheck disable=SC2034
-	U_FEATURES=$(kv "$line" features) U_CRNG=$(kv "$line" crng)
+	U_FEATURES=$(kv "$line" features) U_CRNG=$(kv "$line" crng) U_RSEED=$(kv "$line" rseed)
 	line=$(clean_log "$LOG" | grep -a 'kaslr-loader: linux: physical base' | tail -n 1)
 	L_PHYS=$(printf '%s\n' "$line" | sed -n 's/.*physical base \(0x[0-9A-Fa-f]*\),.*/\1/p')
 	L_VOFF=$(printf '%s\n' "$line" | sed -n 's/.*virtual offset \(0x[0-9A-Fa-f]*\) from.*/\1/p')
