@@ -91,8 +91,9 @@ void seed_gather(struct loader *L, struct entropy_pool *pool)
 
 	st = file_read(L->li->DeviceHandle, SEED_FILE_PATH, SEED_FILE_MAX, &buf, &size, &ff);
 	if (EFI_ERROR(st)) {
-		/* no file (or no file system) is the normal case */
-		if (!(st == EFI_NOT_FOUND && ff.step <= FILE_STEP_OPEN))
+		/* no file is the normal case; no file system is the kernel
+		 * read's to report */
+		if (ff.step > FILE_STEP_OPEN || (ff.step == FILE_STEP_OPEN && st != EFI_NOT_FOUND))
 			log_warn(L"%s: %a: not used as entropy", SEED_FILE_PATH,
 				 ff.step == FILE_STEP_TOO_BIG ? "larger than 32 KiB" : "unreadable");
 		return;
