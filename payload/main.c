@@ -741,6 +741,10 @@ static const char *pl_check_entropy(const struct kaslr_boot_info *info)
 		return "efi";
 	if (src & (KB_RNG_RDRAND | KB_RNG_RDSEED))
 		return "rdrand";
+	if (src & KB_RNG_SEEDFILE)
+		return "seedfile";
+	if (src & KB_RNG_CHAIN)
+		return "chain";
 	return "rdtsc";
 }
 
