@@ -4,8 +4,9 @@
 # flag clear, and the file on the disk image holds new bytes of the same
 # size after every boot (two boots: three different contents).
 # LoaderFeatures, read back by the payload through the runtime services,
-# has systemd's random-seed bit (1 << 6) and nothing else.  A 31-byte file
-# is below systemd-boot's minimum: not used, not rewritten, the boot weak.
+# has systemd's random-seed bit (1 << 6) and nothing else.  On a read-only
+# ESP the file cannot be rewritten: not counted, the boot weak.  A 31-byte
+# file is below systemd-boot's minimum: not used, not rewritten, weak.
 seed=$WORK/$NAME.seed
 head -c 512 /dev/urandom >"$seed.0"
 img=$(mkesp "$NAME" "$P/kernel-pie.elf" loader/random-seed="$seed.0")
@@ -25,6 +26,16 @@ done
 features=$(clean_log "$LOG" | sed -n 's/^payload-bli: LoaderFeatures=\(0x[0-9a-fA-F]*\) nv=0$/\1/p' | tail -n 1)
 [ -n "$features" ] || fail "no volatile LoaderFeatures variable"
 [ $((features)) = $((1 << 6)) ] || fail "LoaderFeatures=$features, want 0x40 (random-seed only)"
+
+# a file that cannot be rewritten would give the same bytes every boot:
+# on a read-only ESP it is mixed in but not counted
+boot_payload "$img" --cpu qemu64 --ro
+expect_pass
+[ "$(kv "$LINE" weak)" = 1 ] || fail "read-only ESP: weak=$(kv "$LINE" weak), want 1"
+[ $(($(sources) & 0x10)) = 0 ] || fail "read-only ESP: sources=$(kv "$LINE" sources) has the seed-file bit"
+clean_log "$LOG" | grep -q 'random-seed could not be rewritten' || fail "read-only ESP: no warning"
+mcopy -n -i "$img" ::/loader/random-seed "$seed.ro" || fail "cannot read the seed file back"
+cmp -s "$seed.2" "$seed.ro" || fail "the seed file changed on a read-only ESP"
 
 head -c 31 /dev/urandom >"$seed.short"
 mcopy -o -i "$img" "$seed.short" ::/loader/random-seed || fail "mcopy"
