@@ -127,7 +127,7 @@ static EFI_STATUS gather_entropy(struct loader *L)
 	L->sources = seed_refresh(L, L->sources);
 	if (!seed_strong(L->sources)) {
 		L->flags |= KB_FLAG_WEAK_ENTROPY;
-		log_warn(L"only RDTSC entropy available (no EFI_RNG_PROTOCOL, no RDRAND, no \\loader\\random-seed): placement is guessable and Linux gets no seed it would credit");
+		log_warn(L"only RDTSC entropy available (no EFI_RNG_PROTOCOL, no RDRAND, no usable \\loader\\random-seed): placement is guessable and Linux gets no seed it would credit");
 	}
 	if (L->opt.have_seed) {
 		CopyMem(L->sec.seed, L->opt.seed, sizeof(L->sec.seed));
