@@ -21,15 +21,20 @@
  *   LoaderDevicePartUUID   GPT partition GUID of our volume  kept: the ESP booted from
  *   LoaderFirmwareInfo     "<vendor> <major>.<minor02>"      kept: same firmware
  *   LoaderFirmwareType     "UEFI <major>.<minor02>"          kept: same firmware
+ *   LoaderFeatures         u64 little-endian bit mask:       kept: it describes the
+ *                          BLI_FEATURE_RANDOM_SEED only      loader LoaderInfo names
  *
  * This is the rule systemd-stub follows as a second stage (set only what is
  * absent), except for LoaderTimeExecUSec.  systemd-boot 252 sets the two
  * times only on CPUs with an invariant TSC (not QEMU's TCG); when it did
  * not, ours stand in, and "firmware" time then includes systemd-boot's.  Menu variables (LoaderEntries,
- * LoaderFeatures, LoaderConfigTimeout…) belong to a boot menu and StubInfo to
- * systemd-stub; this loader has neither, so it sets none of them.  All values
- * are NUL-terminated UCS-2 strings; all variables are volatile
- * (BOOTSERVICE_ACCESS | RUNTIME_ACCESS, no NON_VOLATILE).
+ * LoaderConfigTimeout…) belong to a boot menu and StubInfo to systemd-stub;
+ * this loader has neither, so it sets none of them, and of the
+ * LoaderFeatures bits (systemd's numbering) only the one that is true: it
+ * reads \loader\random-seed and passes a seed to the OS (efi/espseed.c).
+ * All values but LoaderFeatures are NUL-terminated UCS-2 strings; all
+ * variables are volatile (BOOTSERVICE_ACCESS | RUNTIME_ACCESS, no
+ * NON_VOLATILE).
  */
 #include "bli.h"
 #include "devpath.h"
@@ -80,10 +85,11 @@ struct bli_report {
 };
 
 /*
- * Set name = value (a NUL-terminated string; NULL means "nothing to say",
- * e.g. no GPT partition) unless keep_existing and an earlier stage set it.
+ * Set name = the size bytes at value (NULL means "nothing to say", e.g. no
+ * GPT partition) unless keep_existing and an earlier stage set it.
  */
-static void bli_put(struct bli_report *r, CHAR16 *name, CHAR16 *value, int keep_existing)
+static void bli_put_raw(struct bli_report *r, CHAR16 *name, void *value, UINTN size,
+			int keep_existing)
 {
 	EFI_STATUS st;
 
@@ -93,12 +99,18 @@ static void bli_put(struct bli_report *r, CHAR16 *name, CHAR16 *value, int keep_
 	}
 	if (!value)
 		return;
-	st = uefi_call_wrapper(RT->SetVariable, 5, name, &bli_guid, BLI_ATTRS,
-			       (StrLen(value) + 1) * sizeof(CHAR16), value);
+	st = uefi_call_wrapper(RT->SetVariable, 5, name, &bli_guid, BLI_ATTRS, size, value);
 	if (EFI_ERROR(st))
 		bli_list_add(r->failed, BLI_LIST_MAX, name);
 	else
 		bli_list_add(r->set, BLI_LIST_MAX, name);
+}
+
+/* The same for a NUL-terminated string value. */
+static void bli_put(struct bli_report *r, CHAR16 *name, CHAR16 *value, int keep_existing)
+{
+	bli_put_raw(r, name, value, value ? (StrLen(value) + 1) * sizeof(CHAR16) : 0,
+		    keep_existing);
 }
 
 static const CHAR16 bli_hex[] = L"0123456789ABCDEF";
@@ -168,7 +180,7 @@ void bli_set_variables(EFI_HANDLE image, EFI_LOADED_IMAGE *li)
 	CHAR16 num[24];
 	CHAR16 fw[128];
 	uint64_t tsc_exec = tsc_present() ? tsc_read() : 0;
-	uint64_t per_us;
+	uint64_t per_us, features;
 
 	(void)image;
 	SetMem(&r, sizeof(r), 0);
@@ -191,6 +203,9 @@ void bli_set_variables(EFI_HANDLE image, EFI_LOADED_IMAGE *li)
 	SPrint(fw, sizeof(fw), L"UEFI %d.%02d", (int)(ST->Hdr.Revision >> 16),
 	       (int)(ST->Hdr.Revision & 0xffff));
 	bli_put(&r, L"LoaderFirmwareType", fw, 1);
+	/* little-endian, as x86 stores it */
+	features = BLI_FEATURE_RANDOM_SEED;
+	bli_put_raw(&r, L"LoaderFeatures", &features, sizeof(features), 1);
 
 	if (r.failed[0])
 		log_warn(L"could not set boot loader interface variables:%s (the OS will not see them)",

@@ -19,6 +19,10 @@
 #define BLI_VENDOR_GUID \
 	{ 0x4a67b082, 0x0a4c, 0x41cf, { 0xb6, 0xc7, 0x44, 0x0b, 0x29, 0xbb, 0x8c, 0x4f } }
 
+/* LoaderFeatures bits, as systemd numbers them; this loader sets only
+ * the ones that are true of it. */
+#define BLI_FEATURE_RANDOM_SEED (1ULL << 6) /* \loader\random-seed, a seed for the OS */
+
 /*
  * Record the TSC at the loader's start, for LoaderTimeInitUSec.  Call it
  * first in efi_main; it touches no firmware service and cannot fail.

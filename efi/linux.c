@@ -34,6 +34,7 @@
 #include "sha256.h"
 #include "zglue.h"
 #include "secureboot.h"
+#include "espseed.h"
 
 #define LX_BP_PAGE      0
 #define LX_CMDLINE_PAGE 1
@@ -309,9 +310,12 @@ static EFI_STATUS linux_prepare(struct loader *L, const struct handoff_env *env)
 	lx_block = a;
 	SetMem(lx_page(0), LX_PAGES * PAGE_SIZE, 0);
 	CopyMem(lx_page(LX_CMDLINE_PAGE), L->opt.cmdline, L->opt.cmdline_len);
-	/* from the pool, never the placement seed (kaslr.seed= may be public);
-	 * kept with the secrets, which are wiped before the jump */
-	entropy_derive(L->sec.pool_seed, "linux setup_data rng seed", L->sec.kernel_seed);
+	/* Linux credits the seeds it is given: only from a strong pool.  From
+	 * the pool, never the placement seed (kaslr.seed= may be public); kept
+	 * with the secrets, which are wiped before the jump */
+	if (seed_strong(L->sources))
+		entropy_derive(L->sec.pool_seed, "linux setup_data rng seed", L->sec.kernel_seed);
+	seed_table_install(L);
 	/* after the last measurement: the kernel gets the TPM event log */
 	tpm_install_linux_event_log();
 	log_info(L"linux: physical base 0x%lx, virtual offset 0x%lx from 0x%lx, entry 0x%lx, boot_params 0x%lx",
@@ -323,6 +327,7 @@ static EFI_STATUS linux_prepare(struct loader *L, const struct handoff_env *env)
 static void linux_release(struct loader *L)
 {
 	(void)L;
+	seed_table_remove();
 	linux_free_initrd();
 	if (lx_block)
 		uefi_call_wrapper(BS->FreePages, 2, lx_block, LX_PAGES);
@@ -372,8 +377,10 @@ static enum ldr_err linux_finish(struct loader *L, const struct handoff_env *env
 	a.kaslr = !L->opt.nokaslr;
 	a.e820 = work;
 	a.e820_count = n;
-	a.rng_seed = L->sec.kernel_seed;
-	a.rng_seed_len = LX_SEED_LEN;
+	if (seed_strong(L->sources)) {
+		a.rng_seed = L->sec.kernel_seed;
+		a.rng_seed_len = LX_SEED_LEN;
+	}
 	a.setup = lx_page(LX_SETUP_PAGE);
 	a.setup_phys = ptr_to_phys(a.setup);
 	a.setup_cap = LX_SETUP_PAGES * PAGE_SIZE;

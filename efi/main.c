@@ -14,6 +14,7 @@
 #include "log.h"
 #include "file.h"
 #include "rng.h"
+#include "espseed.h"
 #include "zglue.h"
 #include "bli.h"
 #include "cpuid.h"
@@ -137,13 +138,16 @@ static EFI_STATUS gather_entropy(struct loader *L)
 		ldr_wipe(&pool, sizeof(pool));
 		return log_efi(st, L"gathering entropy (no usable TSC)");
 	}
+	seed_gather(L, &pool);
 	L->sources = pool.sources;
 	/* entropy_finish wipes the pool's hash state */
 	if (entropy_finish(&pool, L->sec.pool_seed) != LDR_OK)
 		return log_fail(EFI_NOT_READY, L"no entropy source contributed");
-	if (L->sources == KB_RNG_RDTSC) {
+	/* the ESP's seed file counts once a fresh value replaced it */
+	L->sources = seed_refresh(L, L->sources);
+	if (!seed_strong(L->sources)) {
 		L->flags |= KB_FLAG_WEAK_ENTROPY;
-		log_warn(L"only RDTSC entropy available (no EFI_RNG_PROTOCOL, no RDRAND): placement is guessable");
+		log_warn(L"only RDTSC entropy available (no EFI_RNG_PROTOCOL, no RDRAND, no usable \\loader\\random-seed): placement is guessable and Linux gets no seed it would credit");
 	}
 	if (L->opt.have_seed) {
 		CopyMem(L->sec.seed, L->opt.seed, sizeof(L->sec.seed));
@@ -157,11 +161,13 @@ static EFI_STATUS gather_entropy(struct loader *L)
 		log_warn(L"nokaslr: loading at the lowest valid address");
 	}
 	drbg_init(&L->sec.drbg, L->sec.seed);
-	log_info(L"entropy sources:%s%s%s%s",
+	log_info(L"entropy sources:%s%s%s%s%s%s",
 		 (L->sources & KB_RNG_EFI) ? L" efi-rng" : L"",
 		 (L->sources & KB_RNG_RDSEED) ? L" rdseed" : L"",
 		 (L->sources & KB_RNG_RDRAND) ? L" rdrand" : L"",
-		 (L->sources & KB_RNG_RDTSC) ? L" rdtsc" : L"");
+		 (L->sources & KB_RNG_RDTSC) ? L" rdtsc" : L"",
+		 (L->sources & KB_RNG_SEEDFILE) ? L" seed-file" : L"",
+		 (L->sources & KB_RNG_CHAIN) ? L" chain" : L"");
 	return EFI_SUCCESS;
 }
 

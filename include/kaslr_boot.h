@@ -66,9 +66,11 @@ struct kb_mem_entry {
 #define KB_RNG_RDSEED (1u << 1)
 #define KB_RNG_RDRAND (1u << 2)
 #define KB_RNG_RDTSC  (1u << 3)
+#define KB_RNG_SEEDFILE (1u << 4) /* \loader\random-seed on the ESP, read and rewritten */
+#define KB_RNG_CHAIN  (1u << 5) /* a seed an earlier boot stage (systemd-boot) left */
 
 /* flags bits */
-#define KB_FLAG_WEAK_ENTROPY (1u << 0) /* only RDTSC contributed */
+#define KB_FLAG_WEAK_ENTROPY (1u << 0) /* no strong source: RDTSC (and uncredited input) only */
 #define KB_FLAG_FIXED_SEED   (1u << 1) /* kaslr.seed= given: placement is reproducible */
 #define KB_FLAG_NOKASLR      (1u << 2) /* nokaslr: lowest valid slot */
 #define KB_FLAG_VIRT_KASLR   (1u << 3) /* the virtual base was randomized */

@@ -116,5 +116,14 @@ int efivars_bli_count(const struct kaslr_boot_info *info)
 			serial_putc(ev_buf[k] >= 0x20 && ev_buf[k] < 0x7f ? (char)ev_buf[k] : '?');
 		serial_puts(attr & 1 ? " nv=1\n" : " nv=0\n");
 	}
+	/* a u64 bit mask, not text; not one of the seven counted */
+	uint64_t size = 8, features = 0;
+	uint32_t attr = 0;
+	if (get(u"LoaderFeatures", &ev_loader_guid, &attr, &size, &features) == EV_SUCCESS &&
+	    size == 8) {
+		serial_puts("payload-bli: LoaderFeatures=");
+		serial_put_hex(features);
+		serial_puts(attr & 1 ? " nv=1\n" : " nv=0\n");
+	}
 	return found;
 }

@@ -716,7 +716,8 @@ static int pl_check_idt(const struct kaslr_boot_info *info)
 static const char *pl_check_entropy(const struct kaslr_boot_info *info)
 {
 	uint32_t src = info->entropy_sources;
-	uint32_t strong = KB_RNG_EFI | KB_RNG_RDRAND | KB_RNG_RDSEED;
+	uint32_t strong = KB_RNG_EFI | KB_RNG_RDRAND | KB_RNG_RDSEED | KB_RNG_SEEDFILE |
+			  KB_RNG_CHAIN;
 	uint32_t known = strong | KB_RNG_RDTSC;
 	uint8_t any = 0;
 
@@ -740,6 +741,10 @@ static const char *pl_check_entropy(const struct kaslr_boot_info *info)
 		return "efi";
 	if (src & (KB_RNG_RDRAND | KB_RNG_RDSEED))
 		return "rdrand";
+	if (src & KB_RNG_SEEDFILE)
+		return "seedfile";
+	if (src & KB_RNG_CHAIN)
+		return "chain";
 	return "rdtsc";
 }
 

@@ -203,6 +203,8 @@ static int fi_key(const CHAR8 *k, UINTN kn, const CHAR8 *v, UINTN vn)
 		p->fs_file[vn] = 0;
 		return 1;
 	}
+	if (KEY("seedtable"))
+		return num && x >= 0 && x <= FI_SEEDTABLE_MAX ? (p->seedtable = (UINT32)x, 1) : 0;
 	if (KEY("trace"))
 		return num ? (p->trace = x != 0, 1) : 0;
 	if (KEY("tpl")) {
@@ -274,6 +276,29 @@ static void fi_print_desc(const CHAR16 *what, const struct fi_map *m, UINTN i)
 		Print(L"fault-mapdiff: %a %s #%d none\n", fi_plan.name, what, (int)i);
 }
 
+/*
+ * seedtable=N: install a LINUX_EFI_RANDOM_SEED table whose size field says
+ * N, followed by N varied bytes, as systemd-boot leaves one for the next
+ * stage; it stays installed for the kernel, as a chainloaded loader would
+ * find it.  Before the map snapshot, so the pool it takes is not the
+ * loader's.
+ */
+static void fi_seedtable(void)
+{
+	static EFI_GUID g = { 0x1ce1e5bc, 0x7ceb, 0x42f2,
+			      { 0x81, 0xe5, 0x8a, 0xad, 0xf1, 0x80, 0xf5, 0x7b } };
+	UINT8 *t = NULL;
+	UINT32 n = fi_plan.seedtable, i;
+
+	if (!n || EFI_ERROR(BS->AllocatePool(EfiACPIReclaimMemory, 4 + n, (void **)&t)))
+		return;
+	CopyMem(t, &n, 4);
+	for (i = 0; i < n; i++)
+		t[4 + i] = (UINT8)(i * 37 + 5);
+	if (EFI_ERROR(BS->InstallConfigurationTable(&g, t)))
+		FreePool(t);
+}
+
 static void fi_run(EFI_HANDLE self, EFI_DEVICE_PATH *dp)
 {
 	EFI_HANDLE child = NULL;
@@ -289,6 +314,7 @@ static void fi_run(EFI_HANDLE self, EFI_DEVICE_PATH *dp)
 	fi_mmap_reset();
 	fi_proto_reset();
 	fi_ebs_failed = 0;
+	fi_seedtable();
 
 	st = fi_mmap_snapshot(&fi_before);
 	if (!EFI_ERROR(st))

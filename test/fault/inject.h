@@ -58,8 +58,13 @@ struct fi_plan {
 	CHAR16 fs_file[32]; /* which files get the fs faults (name suffix) */
 	EFI_TPL tpl;        /* start the loader at this TPL (0: as is) */
 	int trace;          /* a serial line per counted call, with its caller */
+	/* a LINUX_EFI_RANDOM_SEED table, as an earlier stage leaves it, with
+	 * this size field (0: none; at most FI_SEEDTABLE_MAX bytes follow) */
+	UINT32 seedtable;
 	CHAR16 opts[512];   /* the loader's load options */
 };
+
+#define FI_SEEDTABLE_MAX 4096
 
 struct fi_count {
 	UINT32 ap, ap_addr, fp, pool, fpool, gmm, ebs, tpl, var, proto;

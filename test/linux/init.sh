@@ -10,6 +10,9 @@
 #     fb=<fb0's name> ramdisk=<the RAMDISK range dmesg shows> kaslr=<0|1>
 #     bpuid=<uid that read boot_params> bpbytes=<bytes it read>
 #     bphits=<none, or OFFSET:phys|voff,... fields that give the layout away>
+#     features=<LoaderFeatures through efivarfs, 0x + 16 hex digits, or none>
+#     rseed=<bytes of LoaderRandomSeed through efivarfs, or none>
+#     crng=<dmesg's time of "random: crng init done", or none: not yet>
 #     cmdline=<the rest of the line: /proc/cmdline>
 #
 # and before it, with a TPM, the SHA-256 bank's PCRs as the kernel reads
@@ -54,6 +57,8 @@ text=$(sed -n 's/^\([0-9a-f]*\) [Tt] _text$/0x\1/p' /proc/kallsyms | head -n 1)
 code=$(sed -n 's/^ *\([0-9a-f]*\)-[0-9a-f]* : Kernel code$/0x\1/p' /proc/iomem | head -n 1)
 efi=0
 info=
+features=
+rseed=
 if [ -d /sys/firmware/efi ]; then
 	efi=1
 	ld efivarfs
@@ -61,7 +66,16 @@ if [ -d /sys/firmware/efi ]; then
 	v=/sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
 	# 4 bytes of attributes, then UCS-2 text: keep the ASCII
 	[ -f "$v" ] && info=$(tail -c +5 "$v" | tr -d '\000' | tr ' ' '_')
+	v=/sys/firmware/efi/efivars/LoaderFeatures-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+	# 4 bytes of attributes, then the u64 little-endian mask
+	[ -f "$v" ] && features=0x$(tail -c +5 "$v" | od -A n -t x8 -N 8 | tr -d ' ')
+	v=/sys/firmware/efi/efivars/LoaderRandomSeed-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+	# its size without the 4 bytes of attributes
+	[ -f "$v" ] && rseed=$(($(wc -c <"$v") - 4))
 fi
+# when the kernel's RNG became ready, by its own clock (0.000000: before
+# the kernel had a clock, i.e. from a seed it was handed)
+crng=$(dmesg | sed -n 's/^\[ *\([0-9.]*\)\] random: crng init done.*/\1/p' | head -n 1)
 sha=$(sha256sum /data/check.bin | cut -d' ' -f1)
 fb=$(tr ' ' '_' </sys/class/graphics/fb0/name 2>/dev/null)
 rd=$(dmesg | sed -n 's/.*RAMDISK: \[mem \(0x[0-9a-f]*-0x[0-9a-f]*\)\].*/\1/p' | head -n 1)
@@ -103,7 +117,7 @@ bphits=$(echo "$bp" | tail -n +2 | awk -v P="$phys" -v V="$voff" '
 	END { print (out == "" ? "none" : out) " " total + 0 }')
 bpbytes=${bphits#* }
 bphits=${bphits% *}
-echo "linux-init: REPORT text=$text code=$code efi=$efi loaderinfo=${info:-none} sha=$sha fb=${fb:-none} ramdisk=${rd:-none} bpuid=${bpuid:-none} bpbytes=$bpbytes bphits=$bphits cmdline=$(cat /proc/cmdline)"
+echo "linux-init: REPORT text=$text code=$code efi=$efi loaderinfo=${info:-none} sha=$sha fb=${fb:-none} ramdisk=${rd:-none} features=${features:-none} rseed=${rseed:-none} crng=${crng:-none} bpuid=${bpuid:-none} bpbytes=$bpbytes bphits=$bphits cmdline=$(cat /proc/cmdline)"
 
 if [ "$(arg kl.mode)" = root ]; then
 	while read -r m; do

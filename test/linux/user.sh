@@ -9,8 +9,11 @@
 #   boots once (USER_VIA=sdboot: through systemd-boot, the loader's options
 #   from its entry; the kaslr.conf lines are then key=value load options)
 #   and sets, from the kernel's report line:
-#     U_TEXT U_CODE U_EFI U_INFO U_SHA U_FB U_RAMDISK U_CMDLINE
+#     U_TEXT U_CODE U_EFI U_INFO U_SHA U_FB U_RAMDISK U_FEATURES U_CRNG U_RSEED
+#     U_CMDLINE
 #     U_BPUID U_BPBYTES U_BPHITS (boot_params as uid 65534 read it)
+#   USER_ESP_FILES="NAME=SRC ...": more files on the ESP (not with sdboot);
+#   U_ESP is the image, which user_boot_again boots once more.
 #   and from the loader's verbose lines (what it claims to have done, for
 #   the report to be compared with): L_PHYS L_VOFF L_INITRD
 #   and, with a TPM (boot.sh's --tpm), U_PCRS: "0=HEX ... 15=HEX" as the
@@ -19,7 +22,7 @@
 LINUX_LINK=0xffffffff81000000
 
 user_boot() {
-	local kind=$1 cmdline=$2 conf_lines=() line
+	local kind=$1 cmdline=$2 conf_lines=()
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do conf_lines+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
@@ -45,9 +48,17 @@ user_boot() {
 		rm -f "$fat"
 	else
 		cf=$(conf 'kernel vmlinuz' 'initrd initrd.img' verbose "${conf_lines[@]}" "cmdline $cmdline")
+		# shellcheck disable=SC2086 # USER_ESP_FILES is a list of NAME=SRC
 		esp=$(mkesp "$NAME" - EFI/BOOT/vmlinuz="$bz" EFI/BOOT/initrd.img="$U_DIR/initrd.img" \
-			EFI/BOOT/kaslr.conf="$cf")
+			EFI/BOOT/kaslr.conf="$cf" ${USER_ESP_FILES:-})
 	fi
+	U_ESP=$esp
+	user_boot_again "$@"
+}
+
+# user_boot_again [boot.sh option...]: boot U_ESP once more, set the same
+user_boot_again() {
+	local line esp=$U_ESP
 	USER_BOOTS=$((${USER_BOOTS:-0} + 1))
 	LOG=$WORK/$NAME.$USER_BOOTS.log
 	test/qemu/boot.sh --log "$LOG" --timeout "${USER_TIMEOUT:-240}" \
@@ -64,6 +75,7 @@ user_boot() {
 	# shellcheck disable=SC2034
 	U_PCRS=$(clean_log "$LOG" | sed -n 's/^linux-init: PCRS //p' | tail -n 1)
 	U_BPUID=$(kv "$line" bpuid) U_BPBYTES=$(kv "$line" bpbytes) U_BPHITS=$(kv "$line" bphits)
+	U_FEATURES=$(kv "$line" features) U_CRNG=$(kv "$line" crng) U_RSEED=$(kv "$line" rseed)
 	line=$(clean_log "$LOG" | grep -a 'kaslr-loader: linux: physical base' | tail -n 1)
 	L_PHYS=$(printf '%s\n' "$line" | sed -n 's/.*physical base \(0x[0-9A-Fa-f]*\),.*/\1/p')
 	L_VOFF=$(printf '%s\n' "$line" | sed -n 's/.*virtual offset \(0x[0-9A-Fa-f]*\) from.*/\1/p')

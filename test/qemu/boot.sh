@@ -12,6 +12,8 @@
 #   --until REGEX   stop QEMU as soon as the serial log matches REGEX
 #   --disk IMG      an extra raw disk (e.g. a second volume)
 #   --vdisk IMG     a raw disk on virtio-blk (the guest's /dev/vda)
+#   --ro            ESP.img read-only, on virtio-blk (IDE takes no
+#                   read-only disk): every write to it fails
 #   --machine M     QEMU machine type (default q35; pc = i440fx)
 #   --smp N         virtual CPUs (default 1)
 #   --qemu ARG      one more QEMU argument, passed as is (repeatable)
@@ -31,7 +33,7 @@
 # 124 on timeout (or --idle), 0 when --until matched.
 set -u
 show=0 log='' mem=512M cpu=max rng=0 timeout=90 until='' extra=() machine=q35 smp=1 idle=0
-sb=0 tpm=''
+sb=0 tpm='' esp_if=if=ide,index=0
 while [ $# -gt 1 ]; do
 	case $1 in
 	--show) show=1 ;;
@@ -43,6 +45,7 @@ while [ $# -gt 1 ]; do
 	--until) until=$2; shift ;;
 	--disk) extra+=(-drive "format=raw,file=$2,if=ide,index=1"); shift ;;
 	--vdisk) extra+=(-drive "format=raw,file=$2,if=virtio,readonly=on"); shift ;;
+	--ro) esp_if=if=virtio,readonly=on ;;
 	--machine) machine=$2; shift ;;
 	--smp) smp=$2; shift ;;
 	--qemu) extra+=("$2"); shift ;;
@@ -104,7 +107,7 @@ fi
 qemu=(qemu-system-x86_64 -machine "$machine" -m "$mem" -cpu "$cpu" -smp "$smp"
 	-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code"
 	-drive "if=pflash,format=raw,unit=1,file=$vars"
-	-drive "format=raw,file=$img,if=ide,index=0"
+	-drive "format=raw,file=$img,$esp_if"
 	-nic none -display none -no-reboot -monitor none
 	-device "isa-debug-exit,iobase=0xf4,iosize=0x04"
 	"${extra[@]}")

@@ -5,11 +5,17 @@
 # verbatim.  kaslr.conf beside the loader's own image (\EFI\kaslr\) is read.
 # Boot Loader Interface: systemd-boot's LoaderInfo, LoaderImageIdentifier and
 # LoaderDevicePartUUID survive (the loader keeps an earlier stage's values).
+# Random seed: with \loader\random-seed on the ESP and `random-seed-mode
+# always`, systemd-boot (252: the LoaderRandomSeed variable; later versions
+# the LINUX_EFI_RANDOM_SEED table) leaves a seed, which the loader mixes in:
+# the payload finds the earlier-stage bit (0x20) in its entropy sources,
+# on -cpu qemu64 where nothing else would be strong but the file.
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 [ -f "$SDBOOT" ] || fail "no $SDBOOT (make deps installs systemd-boot-efi)"
 uuid=6c1a5e1f-2b3d-4e5f-8a9b-0c1d2e3f4a5b
 want="console=ttyS0 sdboot.marker=1 foo=bar"
-printf 'default kaslr.conf\ntimeout 0\n' >"$WORK/$NAME.loader.conf"
+printf 'default kaslr.conf\ntimeout 0\nrandom-seed-mode always\n' >"$WORK/$NAME.loader.conf"
+head -c 512 /dev/urandom >"$WORK/$NAME.seed"
 printf '%s\n' 'title kaslr-loader (test)' 'efi /EFI/kaslr/kaslr-loader.efi' \
 	"options kernel=\\EFI\\kaslr\\kernel.elf -- $want" >"$WORK/$NAME.entry.conf"
 fat=$WORK/$NAME.fat
@@ -17,11 +23,15 @@ test/qemu/mkesp.sh "$fat" "$SDBOOT" - \
 	EFI/kaslr/kaslr-loader.efi="$LOADER" EFI/kaslr/kernel.elf="$P/kernel-pie.elf" \
 	EFI/kaslr/kaslr.conf="$(conf verbose)" \
 	loader/loader.conf="$WORK/$NAME.loader.conf" \
-	loader/entries/kaslr.conf="$WORK/$NAME.entry.conf" || fail "mkesp failed"
+	loader/entries/kaslr.conf="$WORK/$NAME.entry.conf" \
+	loader/random-seed="$WORK/$NAME.seed" || fail "mkesp failed"
 test/qemu/mkgpt.sh "$WORK/$NAME.img" "$fat" "$uuid" || fail "mkgpt failed"
 rm -f "$fat"
-boot_payload "$WORK/$NAME.img" --cpu max --timeout 120
+boot_payload "$WORK/$NAME.img" --cpu qemu64 --timeout 120
 expect_pass
+src=$(kv "$LINE" sources)
+[ $((src & 0x20)) != 0 ] || fail "sources=$src: systemd-boot's seed was not mixed in (no 0x20)"
+[ "$(kv "$LINE" weak)" = 0 ] || fail "weak=$(kv "$LINE" weak) with systemd-boot's seed"
 [ "$(kv "$LINE" cmdline)" = "$want" ] || fail "cmdline='$(kv "$LINE" cmdline)', want '$want'"
 [ "$(kv "$LINE" variant)" = pie ] || fail "variant=$(kv "$LINE" variant), want pie"
 # verbose came from \EFI\kaslr\kaslr.conf, i.e. beside the chainloaded image
@@ -37,4 +47,4 @@ clean_log "$LOG" | grep '^kaslr-loader: boot loader interface: ' |
 	grep -q 'kept from an earlier stage.* LoaderInfo LoaderImageIdentifier' ||
 	fail "the loader did not report keeping systemd-boot's variables"
 [ "$(kv "$LINE" bli)" = 7 ] || fail "bli=$(kv "$LINE" bli), want 7"
-ok "cmdline='$want' $(bli LoaderInfo)"
+ok "cmdline='$want' $(bli LoaderInfo) sources=$src"
