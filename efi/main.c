@@ -214,6 +214,7 @@ static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
 			       L->opt.have_sha256 ? L->opt.sha256 : NULL);
 	if (EFI_ERROR(st))
 		return st;
+	LOG_MARK(MARK_READ);
 
 	L->image_buf = L->file;
 	L->image_size = L->file_size;
@@ -291,6 +292,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	CHAR16 *path = L->kernel_path;
 	EFI_STATUS st;
 
+	LOG_MARK(MARK_START);
 	bli_init_time(); /* first: LoaderTimeInitUSec is "when the loader started" */
 	zglue_abort_hook = main_abort_wipe;
 	InitializeLib(image, systab);
@@ -312,32 +314,33 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		if (L->secure)
 			log_info(L"Secure Boot is on: booting only what the embedded policy pins");
 		tpm_measure_cmdline(L->opt.cmdline, L->opt.cmdline_len);
+		LOG_MARK(MARK_OPTIONS);
 		log_step_begin();
 		st = gather_entropy(L);
 	}
 	if (EFI_ERROR(st))
 		goto out;
-	log_step(L"entropy");
+	log_step(L"entropy", MARK_ENTROPY);
 	protect_decompressors(L);
 
 	st = kernel_path(L, path, OPT_PATH_MAX);
 	if (!EFI_ERROR(st))
 		st = read_kernel(L, path);
 	if (!EFI_ERROR(st)) {
-		log_step(L"read and decompress");
+		log_step(L"read and decompress", MARK_UNPACK);
 		st = load_kernel(L, path);
 	}
 	if (!EFI_ERROR(st)) {
-		log_step(L"parse");
+		log_step(L"parse", MARK_PARSE);
 		st = place_kernel(L);
 	}
 	if (!EFI_ERROR(st)) {
-		log_step(L"place, copy and relocate");
+		log_step(L"place, copy and relocate", MARK_PLACE);
 		/* the image was copied into place; drop the sources */
 		release_image(L);
 		st = modules_load(L);
 		if (!EFI_ERROR(st)) {
-			log_step(L"modules");
+			log_step(L"modules", MARK_MODULES);
 			st = handoff_boot(L); /* returns only on failure */
 			if (L->boot_services_gone) {
 				zglue_leave(); /* a register, no firmware call */
