@@ -12,7 +12,8 @@
 # each without a TPM, then with one (swtpm) and the kernel pinned in
 # kaslr.conf (sha256) so that both paths hash it: the firmware measures the
 # PE image it starts for the stub, the loader checks the pin and measures
-# the file.  COUNT_RUNS=N (default 2) boots of each; their spread is
+# the file (COUNT_MODES="notpm tpm": which of the two).  COUNT_RUNS=N
+# (default 2) boots of each; their spread is
 # reported (the counts are deterministic to well under 1%, not exactly:
 # disk and TPM I/O complete in host time).  The loader's own steps come
 # from its marks (LOG_MARK in efi/log.h), as the plugin saw them.
@@ -104,8 +105,8 @@ for kind in "${@:-generic cloud}"; do
 			row count "$label" result "n/a (test/linux/fetch.sh $k failed)"
 			continue
 		fi
-		for tpm in notpm tpm; do
-			cfg="$label $([ $tpm = tpm ] && echo "TPM + pinned" || echo "no TPM")"
+		for tpm in ${COUNT_MODES:-notpm tpm}; do
+			cfg="$label $([ "$tpm" = tpm ] && echo "TPM + pinned" || echo "no TPM")"
 			if ! esp "$k" "$v" "$tpm" >/dev/null 2>&1; then
 				row count "$cfg" result "error: could not build the ESPs"
 				continue
