@@ -71,12 +71,15 @@ EFI_STATUS policy_check_file(struct loader *L, enum policy_kind kind, const CHAR
 	for (i = 0; path[i] && i + 1 < sizeof(apath); i++)
 		apath[i] = path[i] < 0x80 ? (char)path[i] : '?';
 	apath[i] = 0;
-	sha256(buf, len, digest);
-	err = policy_check_digest(L->policy, L->secure, kind, apath, digest, pin);
-	if (err != LDR_OK)
-		return log_ldr(EFI_SECURITY_VIOLATION, err, L"%s: refusing to boot", path);
-	if (L->secure || pin || policy_find(L->policy, kind, apath))
+	/* hashed only where a pin or the policy can refuse it: the TPM's
+	 * measurement below is the firmware's own hash of the same bytes */
+	if (policy_wants_digest(L->policy, L->secure, kind, apath, pin)) {
+		sha256(buf, len, digest);
+		err = policy_check_digest(L->policy, L->secure, kind, apath, digest, pin);
+		if (err != LDR_OK)
+			return log_ldr(EFI_SECURITY_VIOLATION, err, L"%s: refusing to boot", path);
 		log_info(L"%s: sha256 matches", path);
+	}
 	if (kind == POLICY_KERNEL)
 		tpm_measure_tagged(TPM_PCR_FILES, TPM_TAG_KERNEL, apath, buf, len);
 	else
