@@ -7,6 +7,6 @@ esp=$(mkesp "$NAME" "$P/kernel-pie.elf")
 boot_payload "$esp" --cpu max --stutter --timeout 300
 expect_pass
 t=$(kv "$LINE" tsc_khz) p=$(kv "$LINE" pit_khz)
-[ -n "$t" ] && [ -n "$p" ] || fail "no tsc_khz/pit_khz in the payload's line"
+{ [ -n "$t" ] && [ -n "$p" ]; } || fail "no tsc_khz/pit_khz in the payload's line"
 [ $((p * 10 >= t * 9 && p * 10 <= t * 11)) = 1 ] || fail "pit_khz=$p against tsc_khz=$t"
 ok "tsc_khz=$t pit_khz=$p"
