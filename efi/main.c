@@ -336,8 +336,11 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	if (!EFI_ERROR(st)) {
 		log_step(L"place, copy and relocate", MARK_PLACE);
-		/* the image was copied into place; drop the sources */
-		release_image(L);
+		/* The image was copied into place.  Its sources (file, decoded
+		 * image) stay allocated until a failure gives them back below: on
+		 * success they reach the kernel as EfiLoaderData, free memory to
+		 * it, and FreePages would cost the firmware thousands of
+		 * instructions per page for nothing. */
 		st = modules_load(L);
 		if (!EFI_ERROR(st)) {
 			log_step(L"modules", MARK_MODULES);
