@@ -25,7 +25,7 @@ fi
 objdump -h "$efi" | awk '$2 == ".bss" {getline; f = 1; if ($0 ~ /CONTENTS/) bad = 1} END {exit !f || bad}' ||
 	{ echo "check-image: $efi has no .bss without file bytes"; exit 1; }
 if [ "$policy" != --no-policy ]; then
-	max=${IMAGE_MAX:-540000}
+	max=${IMAGE_MAX:-450000}
 	size=$(stat -c %s "$efi")
 	[ "$size" -le "$max" ] || { echo "check-image: $efi is $size bytes, more than $max"; exit 1; }
 fi
