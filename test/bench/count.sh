@@ -84,7 +84,7 @@ one() {
 
 # the loader's steps from a run's marks, in the order they ran: "NAME|INSNS"
 # (each mark ends the step named for its id; LOG_MARK ids, efi/log.h)
-STEP_NAMES="firmware until efi_main|options and policy|entropy|read the kernel file (and hash)|decompress (a native kernel)|parse and lay out|place, copy, relocate|initrds|page tables, hand-off data|exit boot services|decode the bzImage payload"
+STEP_NAMES="firmware until efi_main|options and policy|entropy|read the kernel file (and hash)|decompress (a native kernel)|parse and lay out|place, copy, relocate|modules (native protocol)|page tables, hand-off data (Linux: initrds)|exit boot services|decode the bzImage payload"
 steps() {
 	awk -v names="$STEP_NAMES" '
 	BEGIN { split(names, nm, "|") }
