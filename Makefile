@@ -103,9 +103,12 @@ EFI_CFLAGS := -std=gnu11 $(WARN) -O2 -g -ffreestanding -fno-stack-protector \
               -fshort-wchar -mno-red-zone -mno-mmx -mno-sse -mgeneral-regs-only \
               -fpic -fno-strict-aliasing -fno-builtin -DGNU_EFI_USE_MS_ABI \
               -maccumulate-outgoing-args -DLDR_EFI \
+              -ffunction-sections -fdata-sections -fvisibility=hidden \
               -Iinclude -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol
+# nothing is exported (hidden visibility; the libraries' symbols excluded),
+# so section garbage collection keeps only what _start reaches
 EFI_LDFLAGS := -nostdlib --no-undefined -shared -Bsymbolic -znocombreloc \
-               -T loader.lds --warn-common --fatal-warnings
+               -T loader.lds --warn-common --fatal-warnings --gc-sections --exclude-libs ALL
 
 EFI_SRC   := $(wildcard efi/*.c)
 EFI_ASM   := $(wildcard efi/*.S)
@@ -115,9 +118,13 @@ EFI_OBJ   := $(patsubst efi/%.c,$(BUILD)/efi/%.o,$(EFI_SRC)) \
 LIBGCC    := $(shell $(CC) -print-libgcc-file-name)
 DEPS      += $(EFI_OBJ:.o=.d)
 
+# The firmware-facing code runs once per boot and is small next to the
+# decompressors: it is built for size (-Os after -O2 wins), except the
+# copies and the decompressors' glue, which move every byte of the kernel.
+EFI_HOT   := libc zglue
 $(BUILD)/efi/%.o: efi/%.c
 	@mkdir -p $(@D)
-	$(CC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(CC) $(EFI_CFLAGS) $(if $(filter $(EFI_HOT),$*),,-Os) $(DEPFLAGS) -c $< -o $@
 $(BUILD)/efi/%.o: efi/%.S
 	@mkdir -p $(@D)
 	$(CC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
@@ -139,8 +146,8 @@ $(BUILD)/loader.so: $(EFI_OBJ) $(EFI_LIBEFI) loader.lds
 	      $(DECOMP_A) $(LIBGCC) -o $@
 
 $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
-	$(OBJCOPY) -j .text -j .reloc -j .data -j .kpolicy -j .dynamic -j .rela -j .dynsym \
-	   -j .dynstr --target=efi-app-x86_64 --subsystem=10 $< $@
+	$(OBJCOPY) -j .text -j .reloc -j .data -j .bss -j .kpolicy -j .dynamic -j .rela \
+	   --strip-all --target=efi-app-x86_64 --subsystem=10 $< $@
 	@test/check-image.sh $< $@
 
 # ---------------------------------------------------------------- host tool

@@ -399,7 +399,7 @@ EFI_STATUS handoff_boot(struct loader *L)
 	st = L->proto->prepare(L, &env);
 	if (EFI_ERROR(st))
 		goto fail;
-	log_step(L"page tables and hand-off data");
+	log_step(L"page tables and hand-off data", MARK_HANDOFF);
 
 	facts.phys_base = L->phys_base;
 	facts.virt_base = L->virt_base;
@@ -452,6 +452,7 @@ EFI_STATUS handoff_boot(struct loader *L)
 		ho_mask_interrupts();
 		cpu_entry_state();
 	}
+	LOG_MARK(MARK_JUMP);
 	handoff_jump(pt.pml4_phys, ho_block + HO_GDTR_OFF, ho_block + HO_IDTR_OFF,
 		     env.stack_top + 8, entry, x.arg);
 fail:

@@ -119,6 +119,7 @@ static EFI_STATUS linux_unpack_bzimage(struct loader *L)
 		 bz.version >> 8, bz.version & 0xff, decomp_format_name(bz.format),
 		 bz.payload_len);
 	err = bzimage_decompress(&bz, L->opt.max_kernel, &zglue_alloc, &out, &len, &cap);
+	LOG_MARK(MARK_BZIMAGE);
 	if (err == LDR_E_DECOMP_TOO_BIG)
 		return loader_too_big(L, L->kernel_path);
 	if (err != LDR_OK)

@@ -95,7 +95,7 @@ void log_step_begin(void)
 	step_last = tsc_read();
 }
 
-void log_step(const CHAR16 *what)
+void log_step_at(const CHAR16 *what)
 {
 	uint64_t now;
 

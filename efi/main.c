@@ -240,6 +240,7 @@ static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
 			       L->opt.have_sha256 ? L->opt.sha256 : NULL);
 	if (EFI_ERROR(st))
 		return st;
+	LOG_MARK(MARK_READ);
 
 	L->image_buf = L->file;
 	L->image_size = L->file_size;
@@ -323,6 +324,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	CHAR16 *path = L->kernel_path;
 	EFI_STATUS st;
 
+	LOG_MARK(MARK_START);
 	bli_init_time(); /* first: LoaderTimeInitUSec is "when the loader started" */
 	zglue_abort_hook = main_abort_wipe;
 	InitializeLib(image, systab);
@@ -344,6 +346,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		if (L->secure)
 			log_info(L"Secure Boot is on: booting only what the embedded policy pins");
 		st = measure_settings(L);
+		LOG_MARK(MARK_OPTIONS);
 	}
 	if (!EFI_ERROR(st)) {
 		log_step_begin();
@@ -351,27 +354,30 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	if (EFI_ERROR(st))
 		goto out;
-	log_step(L"entropy");
+	log_step(L"entropy", MARK_ENTROPY);
 	protect_decompressors(L);
 
 	st = kernel_path(L, path, OPT_PATH_MAX);
 	if (!EFI_ERROR(st))
 		st = read_kernel(L, path);
 	if (!EFI_ERROR(st)) {
-		log_step(L"read and decompress");
+		log_step(L"read and decompress", MARK_UNPACK);
 		st = load_kernel(L, path);
 	}
 	if (!EFI_ERROR(st)) {
-		log_step(L"parse");
+		log_step(L"parse", MARK_PARSE);
 		st = place_kernel(L);
 	}
 	if (!EFI_ERROR(st)) {
-		log_step(L"place, copy and relocate");
-		/* the image was copied into place; drop the sources */
-		release_image(L);
+		log_step(L"place, copy and relocate", MARK_PLACE);
+		/* The image was copied into place.  Its sources (file, decoded
+		 * image) stay allocated until a failure gives them back below: on
+		 * success they reach the kernel as EfiLoaderData, free memory to
+		 * it, and FreePages would cost the firmware thousands of
+		 * instructions per page for nothing. */
 		st = modules_load(L);
 		if (!EFI_ERROR(st)) {
-			log_step(L"modules");
+			log_step(L"modules", MARK_MODULES);
 			st = handoff_boot(L); /* returns only on failure */
 			if (L->boot_services_gone) {
 				zglue_leave(); /* a register, no firmware call */

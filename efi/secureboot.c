@@ -71,17 +71,30 @@ EFI_STATUS policy_check_file(struct loader *L, enum policy_kind kind, const CHAR
 	for (i = 0; path[i] && i + 1 < sizeof(apath); i++)
 		apath[i] = path[i] < 0x80 ? (char)path[i] : '?';
 	apath[i] = 0;
-	sha256(buf, len, digest);
-	err = policy_check_digest(L->policy, L->secure, kind, apath, digest, pin);
-	if (err != LDR_OK)
-		return log_ldr(EFI_SECURITY_VIOLATION, err, L"%s: refusing to boot", path);
-	if (L->secure || pin || policy_find(L->policy, kind, apath))
-		log_info(L"%s: sha256 matches", path);
+	/* hashed only where a pin or the policy can refuse it, and only once:
+	 * with a TPM the firmware hashes the file for its measurement, and
+	 * that digest (read back from its event log record) is the one
+	 * checked; the record is written before the check, so a refused file
+	 * is measured too */
+	int want = policy_wants_digest(L->policy, L->secure, kind, apath, pin);
+	int have;
+
 	if (kind == POLICY_KERNEL)
-		tpm_measure_tagged(TPM_PCR_FILES, TPM_TAG_KERNEL, apath, buf, len);
+		have = tpm_measure_tagged_digest(TPM_PCR_FILES, TPM_TAG_KERNEL, apath, buf, len,
+						 want ? digest : NULL);
 	else if (kind == POLICY_MODULE)
-		tpm_measure_tagged(TPM_PCR_FILES, TPM_TAG_MODULE, apath, buf, len);
+		have = tpm_measure_tagged_digest(TPM_PCR_FILES, TPM_TAG_MODULE, apath, buf, len,
+						 want ? digest : NULL);
 	else
-		tpm_measure_tagged(TPM_PCR_FILES, TPM_TAG_INITRD, "Linux initrd", buf, len);
+		have = tpm_measure_tagged_digest(TPM_PCR_FILES, TPM_TAG_INITRD, "Linux initrd", buf,
+						 len, want ? digest : NULL);
+	if (want) {
+		if (!have)
+			sha256(buf, len, digest);
+		err = policy_check_digest(L->policy, L->secure, kind, apath, digest, pin);
+		if (err != LDR_OK)
+			return log_ldr(EFI_SECURITY_VIOLATION, err, L"%s: refusing to boot", path);
+		log_info(L"%s: sha256 matches%s", path, have ? L" (the TPM measurement's digest)" : L"");
+	}
 	return EFI_SUCCESS;
 }

@@ -100,11 +100,15 @@ static UINTN tpm_utf16(const char *s, UINTN n, UINT8 *out, UINTN cap)
 	return 2 * i;
 }
 
+/* the event data of the last tagged measurement, to find its record again */
+static UINTN tpm_tag_evlen; /* its bytes stay at TPM_REC->Event until the next */
+
 int tpm_measure_tagged(UINT32 pcr, UINT32 tag, const char *desc, const void *data, UINT64 len)
 {
 	TCG_PC_CLIENT_TAGGED_EVENT *te = (TCG_PC_CLIENT_TAGGED_EVENT *)TPM_REC->Event;
 	UINTN cap = TPM_EVENT_DATA_MAX - 8, n = 0;
 
+	tpm_tag_evlen = 0;
 	if (!tpm_get())
 		return 0;
 	while (desc[n])
@@ -120,12 +124,41 @@ int tpm_measure_tagged(UINT32 pcr, UINT32 tag, const char *desc, const void *dat
 	}
 	te->EventId = tag;
 	te->EventSize = (UINT32)n;
+	tpm_tag_evlen = 8 + n;
 	return tpm_extend(pcr, TCG_EV_EVENT_TAG, data, len, 8 + n);
 }
 
 int tpm_measure_settings(const char *text, UINTN len)
 {
 	return tpm_measure_tagged(TPM_PCR_POLICY, TPM_TAG_SETTINGS, text, text, len);
+}
+
+int tpm_measure_tagged_digest(UINT32 pcr, UINT32 tag, const char *desc, const void *data,
+			      UINT64 len, UINT8 ret_sha256[32])
+{
+	EFI_TCG2_PROTOCOL *t;
+	EFI_PHYSICAL_ADDRESS first = 0, last = 0;
+	BOOLEAN truncated = FALSE;
+	struct tcglog_spec spec;
+	struct tcglog_event e;
+	UINT64 fsize;
+
+	if (tpm_measure_tagged(pcr, tag, desc, data, len) != 1 || !ret_sha256)
+		return 0;
+	t = tpm_get();
+	if (EFI_ERROR(uefi_call_wrapper(t->GetEventLog, 5, t, EFI_TCG2_EVENT_LOG_FORMAT_TCG_2,
+					&first, &last, &truncated)) ||
+	    !first || last <= first || truncated)
+		return 0;
+	/* firmware memory, each record bounded by TCGLOG_EVENT_MAX; the
+	 * record must be the one just written, byte for byte in its event */
+	if (tcglog_first(phys_to_ptr(first), TCGLOG_EVENT_MAX, &spec, &fsize) != LDR_OK ||
+	    tcglog_event(phys_to_ptr(last), TCGLOG_EVENT_MAX, 0, &spec, &e) != LDR_OK ||
+	    !e.sha256 || e.pcr != pcr || e.type != TCG_EV_EVENT_TAG ||
+	    e.data_len != tpm_tag_evlen || CompareMem(e.data, TPM_REC->Event, tpm_tag_evlen) != 0)
+		return 0;
+	CopyMem(ret_sha256, (void *)e.sha256, 32);
+	return 1;
 }
 
 int tpm_measure_cmdline(const char *cmdline, UINT32 len)

@@ -37,6 +37,17 @@ int tpm_measure_tagged(UINT32 pcr, UINT32 tag, const char *desc, const void *dat
 int tpm_measure_settings(const char *text, UINTN len);
 
 /*
+ * tpm_measure_tagged, and when ret_sha256 is not NULL the SHA-256 digest
+ * the firmware computed for that measurement, read back from the record it
+ * appended to the event log (checked to be this measurement: last, PCR,
+ * type, event data).  Returns 1 when ret_sha256 holds the digest (the data
+ * need not be hashed again), 0 otherwise (no TPM, a TPM error, no SHA-256
+ * bank, a log that did not take the record).
+ */
+int tpm_measure_tagged_digest(UINT32 pcr, UINT32 tag, const char *desc, const void *data,
+			      UINT64 len, UINT8 ret_sha256[32]);
+
+/*
  * The kernel command line into PCR 12, as systemd-boot and systemd-stub
  * record it: EV_IPL, hash and description both over the line in UTF-16
  * without a NUL.

@@ -192,6 +192,37 @@ static inline uint64_t ldr_le64(const uint8_t *p)
 	return (uint64_t)ldr_le32(p) | (uint64_t)ldr_le32(p + 4) << 32;
 }
 
+/*
+ * Host-order loads and stores of 4 and 8 bytes at any alignment: one move
+ * each.  The EFI build compiles with -fno-builtin, where memcpy(&v, p, 8)
+ * is a call; __builtin_memcpy of a constant size is always inlined.
+ */
+static inline uint32_t ldr_get32(const void *p)
+{
+	uint32_t v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t ldr_get64(const void *p)
+{
+	uint64_t v;
+
+	__builtin_memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void ldr_put32(void *p, uint32_t v)
+{
+	__builtin_memcpy(p, &v, sizeof(v));
+}
+
+static inline void ldr_put64(void *p, uint64_t v)
+{
+	__builtin_memcpy(p, &v, sizeof(v));
+}
+
 static inline uint64_t ldr_align_up(uint64_t v, uint64_t a)
 {
 	return (v + (a - 1)) & ~(a - 1);

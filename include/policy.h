@@ -102,6 +102,14 @@ enum ldr_err policy_check_digest(const struct policy *p, int secure, enum policy
 				 const uint8_t *override);
 
 /*
+ * Does policy_check_digest need the file's digest at all?  Only when
+ * Secure Boot is on, a pin `override` is given, or the policy pins path:
+ * otherwise every digest is admitted, and the file need not be hashed.
+ */
+int policy_wants_digest(const struct policy *p, int secure, enum policy_kind kind,
+			const char *path, const uint8_t *override);
+
+/*
  * Defaults from a present policy: kernel path, initrds and command line
  * into o (the pins stay in the policy and are applied by
  * policy_check_digest).

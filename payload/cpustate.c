@@ -35,7 +35,10 @@
 
 #define CS_PIT_HZ     1193182ULL
 #define CS_PIT_COUNT  23864u /* 20 ms */
-#define CS_PIT_RUNS   3
+#define CS_PIT_START  0xffffu /* the count loaded: 55 ms before it wraps */
+#define CS_PIT_TRIES  32
+/* a sample's TSC bracket may hold at most 1/CS_PIT_SLACK of the interval */
+#define CS_PIT_SLACK  128
 #define CS_PORT_61    0x61
 #define CS_PIT_CH2    0x42
 #define CS_PIT_CMD    0x43
@@ -146,38 +149,75 @@ void cs_check(const struct kaslr_boot_info *info, lo_fail_fn fail, struct cs_rep
 	cs_check_interrupts(fail, ret);
 }
 
-/* TSC ticks over CS_PIT_COUNT periods of PIT channel 2 (mode 0, gated by
- * port 0x61 bit 0, its output read back in bit 5), as ticks per second. */
+/* PIT channel 2's count, latched between two TSC reads */
+struct cs_pit_sample {
+	uint64_t tsc_lo, tsc_hi;
+	uint16_t count;
+};
+
+static void cs_pit_sample(struct cs_pit_sample *s)
+{
+	uint8_t lo, hi;
+
+	s->tsc_lo = cs_rdtsc();
+	serial_outb(CS_PIT_CMD, 0x80); /* counter latch, channel 2 */
+	s->tsc_hi = cs_rdtsc();
+	lo = serial_inb(CS_PIT_CH2);
+	hi = serial_inb(CS_PIT_CH2);
+	s->count = (uint16_t)(lo | hi << 8);
+}
+
+/*
+ * TSC ticks per second against PIT channel 2 (mode 0 from CS_PIT_START,
+ * gated by port 0x61 bit 0, its output - set at terminal count - in bit 5),
+ * over at least CS_PIT_COUNT periods.  The PIT's count is read, not waited
+ * for: each end of the interval is a latched count with a TSC read just
+ * before and just after the latch, so a measurement that ran late anywhere
+ * (an emulator's thread descheduled on a loaded host) is still exact; one
+ * that was interrupted inside a bracket shows it in the bracket's width
+ * and is rejected (0).
+ */
 static uint64_t cs_pit_tsc_hz_once(lo_fail_fn fail)
 {
 	uint8_t p61 = serial_inb(CS_PORT_61);
-	uint64_t t0, t1, spins = 0;
+	struct cs_pit_sample a, b;
+	uint64_t spins = 0, ticks, width, hz = 0;
 
 	serial_outb(CS_PORT_61, (uint8_t)((p61 & ~0x02) | 0x01)); /* gate on, speaker off */
 	serial_outb(CS_PIT_CMD, 0xb0); /* channel 2, low then high byte, mode 0 */
-	serial_outb(CS_PIT_CH2, CS_PIT_COUNT & 0xff);
-	t0 = cs_rdtsc();
-	serial_outb(CS_PIT_CH2, CS_PIT_COUNT >> 8);
-	while (!(serial_inb(CS_PORT_61) & 0x20))
+	serial_outb(CS_PIT_CH2, CS_PIT_START & 0xff);
+	serial_outb(CS_PIT_CH2, CS_PIT_START >> 8);
+	/* the first sample once the counter is seen counting */
+	do {
+		cs_pit_sample(&a);
 		if (++spins == CS_SPIN_MAX)
 			fail("pit_stuck", "spins", spins, 0, 0);
-	t1 = cs_rdtsc();
+	} while (a.count == CS_PIT_START || a.count == 0);
+	do {
+		cs_pit_sample(&b);
+		if (++spins == CS_SPIN_MAX)
+			fail("pit_stuck", "spins", spins, 0, 0);
+	} while (b.count <= a.count && (unsigned)(a.count - b.count) < CS_PIT_COUNT &&
+		 !(serial_inb(CS_PORT_61) & 0x20));
+	/* the output still low after b: the count did not wrap */
+	if (b.count < a.count && !(serial_inb(CS_PORT_61) & 0x20)) {
+		ticks = b.tsc_lo + b.tsc_hi - a.tsc_lo - a.tsc_hi; /* twice the midpoints' distance */
+		width = (a.tsc_hi - a.tsc_lo) + (b.tsc_hi - b.tsc_lo);
+		if (width * 2 * CS_PIT_SLACK <= ticks)
+			hz = ticks * CS_PIT_HZ / (2 * (uint64_t)(a.count - b.count));
+	}
 	serial_outb(CS_PORT_61, p61);
-	return (t1 - t0) * CS_PIT_HZ / CS_PIT_COUNT;
+	return hz;
 }
 
-/* The lowest of a few: a late look at the PIT (an emulator's thread
- * descheduled) only ever adds ticks. */
+/* The first measurement whose brackets are narrow; 0 if none was. */
 static uint64_t cs_pit_tsc_hz(lo_fail_fn fail)
 {
-	uint64_t best = 0, hz;
+	uint64_t hz = 0;
 
-	for (unsigned i = 0; i < CS_PIT_RUNS; i++) {
+	for (unsigned i = 0; i < CS_PIT_TRIES && !hz; i++)
 		hz = cs_pit_tsc_hz_once(fail);
-		if (i == 0 || hz < best)
-			best = hz;
-	}
-	return best;
+	return hz;
 }
 
 void cs_check_tsc(const struct kaslr_boot_info *info, lo_fail_fn fail, struct cs_report *ret)
@@ -187,6 +227,8 @@ void cs_check_tsc(const struct kaslr_boot_info *info, lo_fail_fn fail, struct cs
 	if (!KB_HAS(info, tsc_hz) || info->tsc_hz == 0)
 		fail("tsc_hz_missing", "size", info->size, 0, 0);
 	hz = cs_pit_tsc_hz(fail);
+	if (!hz)
+		fail("pit_unsteady", "tries", CS_PIT_TRIES, 0, 0);
 	ret->pit_hz = hz;
 	/* two independent measurements under emulation: within a factor of
 	 * two catches a wrong unit or scale, not jitter */

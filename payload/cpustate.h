@@ -26,7 +26,8 @@ struct cs_report {
  */
 void cs_check(const struct kaslr_boot_info *info, lo_fail_fn fail, struct cs_report *ret);
 
-/* info->tsc_hz against the TSC's rate over 20 ms of PIT channel 2 (the lowest of three). */
+/* info->tsc_hz against the TSC's rate over 20 ms of PIT channel 2, each end a latched count
+ * bracketed by TSC reads (cpustate.c): exact however late the payload runs. */
 void cs_check_tsc(const struct kaslr_boot_info *info, lo_fail_fn fail, struct cs_report *ret);
 
 #endif

@@ -24,10 +24,7 @@
 
 static uint32_t lr_word(const uint8_t *p)
 {
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
+	return ldr_get32(p);
 }
 
 /*
@@ -121,15 +118,10 @@ enum ldr_err linux_relocs_apply(const uint8_t *table, uint64_t len,
 			if (!ldr_in_bounds(off, width, dest_size))
 				return LDR_E_RELOC_TARGET;
 			if (list == 2) {
-				uint64_t v;
-
-				memcpy(&v, d + off, 8);
-				v += virt_delta;
-				memcpy(d + off, &v, 8);
+				ldr_put64(d + off, ldr_get64(d + off) + virt_delta);
 			} else {
-				uint32_t v;
+				uint32_t v = ldr_get32(d + off);
 
-				memcpy(&v, d + off, 4);
 				if (list == 0 && !lr_fits32(v, sdelta, 1))
 					return LDR_E_RELOC_RANGE;
 				/* inverse: the field is signed and moves down */
@@ -138,7 +130,7 @@ enum ldr_err linux_relocs_apply(const uint8_t *table, uint64_t len,
 					return LDR_E_RELOC_RANGE;
 				v = list == 0 ? v + (uint32_t)virt_delta
 					      : v - (uint32_t)virt_delta;
-				memcpy(d + off, &v, 4);
+				ldr_put32(d + off, v);
 			}
 			n++;
 		}

@@ -281,6 +281,12 @@ enum ldr_err policy_check_digest(const struct policy *p, int secure, enum policy
 	return LDR_OK;
 }
 
+int policy_wants_digest(const struct policy *p, int secure, enum policy_kind kind,
+			const char *path, const uint8_t *override)
+{
+	return secure || override || policy_find(p, kind, path) != NULL;
+}
+
 void policy_to_options(const struct policy *p, struct ldr_options *o)
 {
 	const struct policy_file *k = policy_kernel(p);

@@ -59,29 +59,23 @@ static int reloc_place(const struct reloc_ctx *c, uint64_t addr, unsigned width,
 
 static uint64_t reloc_get64(const struct reloc_ctx *c, uint64_t off)
 {
-	uint64_t v;
-
-	memcpy(&v, c->dest + off, sizeof(v));
-	return v;
+	return ldr_get64(c->dest + off);
 }
 
 static void reloc_put64(struct reloc_ctx *c, uint64_t off, uint64_t v)
 {
-	memcpy(c->dest + off, &v, sizeof(v));
+	ldr_put64(c->dest + off, v);
 	c->rep->count++;
 }
 
 static uint32_t reloc_get32(const struct reloc_ctx *c, uint64_t off)
 {
-	uint32_t v;
-
-	memcpy(&v, c->dest + off, sizeof(v));
-	return v;
+	return ldr_get32(c->dest + off);
 }
 
 static void reloc_put32(struct reloc_ctx *c, uint64_t off, uint32_t v)
 {
-	memcpy(c->dest + off, &v, sizeof(v));
+	ldr_put32(c->dest + off, v);
 	c->rep->count++;
 }
 

@@ -43,46 +43,57 @@ static void sha256_store_be32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-/* FIPS 180-4 6.2.2: one 512-bit block into the state. */
+/*
+ * FIPS 180-4 6.2.2: one 512-bit block into the state.  The 64 rounds are
+ * written out in blocks of 16 (the working variables rename instead of
+ * moving), and the message schedule lives in a 16-word ring, each word
+ * extended in the round that needs it.  Ch and Maj in their fewer-operation
+ * forms: Ch = g ^ (e & (f ^ g)), Maj = b ^ ((a ^ b) & (b ^ c)).
+ */
+/* the Sigmas nested: one copy of x fewer than three rotations of it */
+#define S_BIG0(x) sha256_rotr(sha256_rotr(sha256_rotr(x, 9) ^ (x), 11) ^ (x), 2)
+#define S_BIG1(x) sha256_rotr(sha256_rotr(sha256_rotr(x, 14) ^ (x), 5) ^ (x), 6)
+#define S_SMALL0(x) (sha256_rotr(x, 7) ^ sha256_rotr(x, 18) ^ ((x) >> 3))
+#define S_SMALL1(x) (sha256_rotr(x, 17) ^ sha256_rotr(x, 19) ^ ((x) >> 10))
+/* w[i & 15] becomes W[t] for t = i + 16 * k, k >= 1 */
+#define S_EXTEND(i) \
+	(w[(i) & 15] += S_SMALL1(w[((i) + 14) & 15]) + w[((i) + 9) & 15] + S_SMALL0(w[((i) + 1) & 15]))
+#define S_ROUND(a, b, c, d, e, f, g, h, t, wt) \
+	do { \
+		uint32_t t1 = h + S_BIG1(e) + (g ^ (e & (f ^ g))) + k[t] + (wt); \
+		d += t1; \
+		h = t1 + S_BIG0(a) + (b ^ ((a ^ b) & (b ^ c))); \
+	} while (0)
+#define S_EIGHT(t, W) \
+	do { \
+		S_ROUND(a, b, c, d, e, f, g, h, (t) + 0, W((t) + 0)); \
+		S_ROUND(h, a, b, c, d, e, f, g, (t) + 1, W((t) + 1)); \
+		S_ROUND(g, h, a, b, c, d, e, f, (t) + 2, W((t) + 2)); \
+		S_ROUND(f, g, h, a, b, c, d, e, (t) + 3, W((t) + 3)); \
+		S_ROUND(e, f, g, h, a, b, c, d, (t) + 4, W((t) + 4)); \
+		S_ROUND(d, e, f, g, h, a, b, c, (t) + 5, W((t) + 5)); \
+		S_ROUND(c, d, e, f, g, h, a, b, (t) + 6, W((t) + 6)); \
+		S_ROUND(b, c, d, e, f, g, h, a, (t) + 7, W((t) + 7)); \
+	} while (0)
+#define S_W_FIRST(t) (w[t])
+#define S_W_LATER(t) S_EXTEND(t)
+
 static void sha256_compress(uint32_t state[8], const uint8_t block[SHA256_BLOCK_SIZE])
 {
-	uint32_t w[64];
-	uint32_t a, b, c, d, e, f, g, h;
+	uint32_t w[16];
+	uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
+	uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
+	const uint32_t *k = sha256_k;
 	unsigned t;
 
 	for (t = 0; t < 16; t++)
 		w[t] = sha256_load_be32(block + 4 * t);
-	for (t = 16; t < 64; t++) {
-		uint32_t s0 = sha256_rotr(w[t - 15], 7) ^ sha256_rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
-		uint32_t s1 = sha256_rotr(w[t - 2], 17) ^ sha256_rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
-
-		w[t] = w[t - 16] + s0 + w[t - 7] + s1;
-	}
-
-	a = state[0];
-	b = state[1];
-	c = state[2];
-	d = state[3];
-	e = state[4];
-	f = state[5];
-	g = state[6];
-	h = state[7];
-	for (t = 0; t < 64; t++) {
-		uint32_t big_s1 = sha256_rotr(e, 6) ^ sha256_rotr(e, 11) ^ sha256_rotr(e, 25);
-		uint32_t ch = (e & f) ^ (~e & g);
-		uint32_t t1 = h + big_s1 + ch + sha256_k[t] + w[t];
-		uint32_t big_s0 = sha256_rotr(a, 2) ^ sha256_rotr(a, 13) ^ sha256_rotr(a, 22);
-		uint32_t maj = (a & b) ^ (a & c) ^ (b & c);
-		uint32_t t2 = big_s0 + maj;
-
-		h = g;
-		g = f;
-		f = e;
-		e = d + t1;
-		d = c;
-		c = b;
-		b = a;
-		a = t1 + t2;
+	S_EIGHT(0, S_W_FIRST);
+	S_EIGHT(8, S_W_FIRST);
+	/* rounds 16-63: the ring's index and k restart at 0 every 16 */
+	for (k += 16; k < sha256_k + 64; k += 16) {
+		S_EIGHT(0, S_W_LATER);
+		S_EIGHT(8, S_W_LATER);
 	}
 	state[0] += a;
 	state[1] += b;

@@ -3,7 +3,10 @@
 # no undefined symbols, only dynamic relocations gnu-efi's self-relocator
 # applies (R_X86_64_RELATIVE / NONE), and a PE32+ EFI application came out,
 # with the .kpolicy section the policy tool fills in (include/policy.h)
-# unless --no-policy (the fault injector, which has none).
+# unless --no-policy (the fault injector, which has none); and lean: no COFF
+# symbol table, no dynamic symbols, zero-initialised data (.bss) taking no
+# bytes in the file, and the loader at most IMAGE_MAX bytes (450000; not
+# checked with --no-policy).
 so=$1 efi=$2 policy=${3:-}
 u=$(nm -u "$so")
 if [ -n "$u" ]; then echo "check-image: undefined symbols in $so:"; echo "$u"; exit 1; fi
@@ -14,4 +17,16 @@ objdump -p "$efi" | grep -q 'Subsystem.*0000000a' || { echo "check-image: $efi i
 [ "$policy" = --no-policy ] ||
 objdump -h "$efi" | awk '$2 == ".kpolicy" && $3 == "00002000" {f = 1} END {exit !f}' ||
 	{ echo "check-image: $efi has no 8 KiB .kpolicy section"; exit 1; }
+objdump -t "$efi" | grep -q '^no symbols' || { echo "check-image: $efi has a symbol table (strip it)"; exit 1; }
+if objdump -h "$efi" | awk '$2 == ".dynsym" || $2 == ".dynstr" {f = 1} END {exit !f}'; then
+	echo "check-image: $efi carries .dynsym/.dynstr"; exit 1
+fi
+# .bss: allocated, no contents in the file
+objdump -h "$efi" | awk '$2 == ".bss" {getline; f = 1; if ($0 ~ /CONTENTS/) bad = 1} END {exit !f || bad}' ||
+	{ echo "check-image: $efi has no .bss without file bytes"; exit 1; }
+if [ "$policy" != --no-policy ]; then
+	max=${IMAGE_MAX:-450000}
+	size=$(stat -c %s "$efi")
+	[ "$size" -le "$max" ] || { echo "check-image: $efi is $size bytes, more than $max"; exit 1; }
+fi
 exit 0

@@ -30,8 +30,14 @@ $(BENCH_DIR)/bench_%: $(BENCH_DIR)/main/bench_%.o $(BENCH_OBJ)
 $(BENCH_DIR)/bench_fgkaslr: test/unit/fgk_build.h
 
 .PHONY: bench bench-build
-bench-build: $(BENCH_PROGS)
+bench-build: $(BENCH_PROGS) $(BENCH_DIR)/icount.so
 
 # the payloads and the loader are benchmarked too: build them first
-bench: $(BENCH_PROGS) $(BUILD)/BOOTX64.EFI payloads
+bench: $(BENCH_PROGS) $(BENCH_DIR)/icount.so $(BUILD)/BOOTX64.EFI payloads
 	@BUILD=$(BUILD) BENCH_QUICK=$(BENCH_QUICK) test/bench/run.sh
+
+# the TCG plugin of the counted boots (test/bench/count.sh): loaded by
+# QEMU, so position-independent, its QEMU symbols resolved at load time
+$(BENCH_DIR)/icount.so: test/bench/icount.c
+	@mkdir -p $(@D)
+	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 -fPIC -shared -fvisibility=hidden $< -o $@

@@ -32,6 +32,14 @@ BEGIN {
 	note["boot-steps"] = "TSC calibrated against BS->Stall; verbose output (the memory map dump) is part of the time measured"
 	title["linux-boot"] = "Linux: this loader against systemd-boot + the kernel's EFI stub"
 	note["linux-boot"] = "test/linux/compare-boot.sh: QEMU start to \"Linux version\", alternating runs"
+	title["count"] = "Linux counted: this loader against systemd-boot + the kernel's EFI stub (guest instructions)"
+	note["count"] = "test/bench/count.sh: QEMU's TCG plugin test/bench/icount.c under -icount shift=0,sleep=off counts every guest " \
+		"instruction from QEMU's start until a busybox initramfs powers off from userspace; same bzImage, initrd, command line and VM " \
+		"(q35, OVMF, 1 GiB, -cpu max); TPM: swtpm attached and the kernel pinned (sha256 in kaslr.conf); " \
+		"spread: (max - min) / min of the runs; goals: ratio <= 0.93 (xz), <= 1.00 (LZ4), <= 1.00 with TPM + pin"
+	title["count-steps"] = "Linux counted: the loader's path by step (M instructions, first run)"
+	note["count-steps"] = "from the loader's marks (LOG_MARK, efi/log.h: a NOP the plugin recognises); " \
+		"decode the bzImage payload is part of parse and lay out's span, shown on its own"
 	title["fgk-boot"] = "Function-granular KASLR under QEMU + OVMF (TCG, no KVM)"
 	note["fgk-boot"] = "kernel-fgk.elf (1202 function sections) shuffled against the same file without its note " \
 		"(relocated as a whole, placed the same way); quiet boots alternating, medians: wall s from starting QEMU and ms from OVMF's " \

@@ -9,6 +9,7 @@
 # test/linux/fetch.sh (cached in build/linux/) and recompresses the generic
 # kernel's vmlinux.bin with zstd -19 (cached in build/bench/).
 #   BENCH_BOOTS=N   quiet QEMU boots to time (default 5)
+#   COUNT_RUNS=N    counted boots of each path (test/bench/count.sh; default 2)
 #   BENCH_OUT=DIR   where the CSV, Markdown and SVG go (default build/bench)
 #   BENCH_LINUX=F   the repacked Linux kernel (default build/linux/vmlinux.gz,
 #                   made by test/linux/fetch.sh)
@@ -121,9 +122,12 @@ if [ -n "$QUICK" ]; then
 	row boot-steps "kernel-high.elf.gz (verbose)" "total us" "n/a (skipped: BENCH_QUICK)"
 	row linux-boot "compare-boot.sh" "result" "n/a (skipped: BENCH_QUICK)"
 	row fgk-boot "kernel-fgk.elf shuffled" "boots" "n/a (skipped: BENCH_QUICK)"
+	row count "all" "result" "n/a (skipped: BENCH_QUICK)"
 else
 	echo "bench: QEMU boots (${BENCH_BOOTS:-5} timed + verbose; a few minutes)" >&2
 	BUILD=$B test/bench/boot.sh >>"$tmp" 2>>"$O/bench.err"
+	echo "bench: counted Linux boots (${COUNT_RUNS:-2} of each path and kernel, with and without TPM; about 30 minutes)" >&2
+	BUILD=$B test/bench/count.sh >>"$tmp" 2>>"$O/bench.err"
 fi
 
 # ---- size

@@ -45,7 +45,7 @@ check "csv-header" "first line is not the header" \
 check "csv-4-fields" "a row without exactly 4 fields" \
 	test "$(awk -F, 'NF != 4' "$csv" | wc -l)" -eq 0
 
-for s in machine pipeline pipeline-steps fgkaslr entropy-phys entropy-virt uniformity boot boot-steps linux-boot fgk-boot size; do
+for s in machine pipeline pipeline-steps fgkaslr entropy-phys entropy-virt uniformity boot boot-steps linux-boot fgk-boot count size; do
 	check "section-$s" "no rows of section $s" grep -q "^$s," "$csv"
 done
 

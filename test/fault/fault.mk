@@ -22,8 +22,8 @@ $(BUILD)/fault/inject.so: $(FAULT_OBJ) loader.lds
 	      $(LIBGCC) -o $@
 
 $(FAULT_EFI): $(BUILD)/fault/inject.so
-	$(OBJCOPY) -j .text -j .reloc -j .data -j .dynamic -j .rela -j .dynsym \
-	   -j .dynstr --target=efi-app-x86_64 --subsystem=10 $< $@
+	$(OBJCOPY) -j .text -j .reloc -j .data -j .bss -j .dynamic -j .rela \
+	   --strip-all --target=efi-app-x86_64 --subsystem=10 $< $@
 	@test/check-image.sh $< $@ --no-policy
 
 .PHONY: fault-build test-fault

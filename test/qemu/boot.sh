@@ -29,11 +29,15 @@
 #   --icount N      guest time from the instruction count (-icount
 #                   shift=N,sleep=off: 2^N virtual ns per instruction), so
 #                   the guest's own timings count work, not the host's load
+#   --stutter       a loaded host, made to order: QEMU is stopped (SIGSTOP)
+#                   for 40 ms of every 60 ms while it runs, so that the
+#                   guest's clocks (TSC, PIT, PM timer: host time under TCG)
+#                   run on while it cannot look at them
 # Exit status: QEMU's (33 = payload PASS, 35 = payload FAIL via isa-debug-exit),
 # 124 on timeout (or --idle), 0 when --until matched.
 set -u
 show=0 log='' mem=512M cpu=max rng=0 timeout=90 until='' extra=() machine=q35 smp=1 idle=0
-sb=0 tpm='' esp_if=if=ide,index=0
+sb=0 tpm='' esp_if=if=ide,index=0 stutter=0
 while [ $# -gt 1 ]; do
 	case $1 in
 	--show) show=1 ;;
@@ -53,6 +57,7 @@ while [ $# -gt 1 ]; do
 	--secureboot) sb=1 ;;
 	--tpm) tpm=$2; shift ;;
 	--icount) extra+=(-icount "shift=$2,sleep=off"); shift ;;
+	--stutter) stutter=1 ;;
 	*) echo "boot.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -138,6 +143,15 @@ fi
 [ -n "$tpm" ] && [ -n "$until" ] && qemu+=(-no-shutdown)
 "${qemu[@]}" -serial "file:$log" 2>>"$tmp/qemu.err" &
 pid=$!
+stutter_pid=
+if [ "$stutter" = 1 ]; then
+	while kill -STOP "$pid" 2>/dev/null; do
+		sleep 0.04
+		kill -CONT "$pid" 2>/dev/null
+		sleep 0.02
+	done &
+	stutter_pid=$!
+fi
 # QEMU stopped by a signal it handles shuts its TPM backend down, and swtpm
 # then exits without its PCRs; with a TPM attached it is killed outright
 sig=TERM
@@ -160,6 +174,10 @@ while kill -0 "$pid" 2>/dev/null; do
 	fi
 	sleep 0.2
 done
+if [ -n "$stutter_pid" ]; then
+	kill "$stutter_pid" 2>/dev/null; wait "$stutter_pid" 2>/dev/null
+	kill -CONT "$pid" 2>/dev/null
+fi
 if [ -z "$rc" ]; then
 	wait "$pid"; rc=$?
 	# the line may have landed just before QEMU exited

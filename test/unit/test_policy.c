@@ -231,6 +231,27 @@ TEST(check_digest)
 	      "off: a module's :sha256= matches");
 }
 
+/* the digest is computed only where policy_check_digest could refuse */
+TEST(wants_digest)
+{
+	struct policy p, none;
+	uint8_t pin[32] = {1};
+	const char *k = "\\EFI\\kaslr\\vmlinuz-6.1.0-amd64", *i = "\\efi\\kaslr\\initrd.img-6.1.0-amd64";
+
+	mk_policy(&p);
+	memset(&none, 0, sizeof(none));
+	CHECK(!policy_wants_digest(&none, 0, POLICY_KERNEL, k, NULL), "nothing pins: no hash");
+	CHECK(!policy_wants_digest(&p, 0, POLICY_KERNEL, "\\other", NULL), "unpinned path: no hash");
+	CHECK(!policy_wants_digest(&p, 0, POLICY_INITRD, k, NULL), "the kernel's pin is not an initrd's");
+	CHECK(policy_wants_digest(&none, 1, POLICY_KERNEL, k, NULL), "Secure Boot always hashes");
+	CHECK(policy_wants_digest(&none, 0, POLICY_KERNEL, k, pin), "sha256= hashes");
+	CHECK(policy_wants_digest(&p, 0, POLICY_KERNEL, k, NULL), "the policy's kernel pin");
+	CHECK(policy_wants_digest(&p, 0, POLICY_INITRD, i, NULL), "the policy's initrd pin");
+	/* every digest passes where none is wanted */
+	CHECK(policy_check_digest(&p, 0, POLICY_KERNEL, "\\other", pin, NULL) == LDR_OK,
+	      "unwanted digest admits anything");
+}
+
 /* one source's parse on top of the policy's defaults, as efi/main.c does */
 static uint32_t merge_line(struct ldr_options *o, const char *line, int secure, uint32_t allow)
 {
