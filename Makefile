@@ -161,6 +161,12 @@ $(BUILD)/tools/obj/%.o: src/tools/%.c
 $(POLICY_TOOL): $(TOOL_OBJ)
 	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $(TOOL_OBJ) -o $@
 
+# build/tools/kaslr-sweep (src/tools/kaslr-sweep.sh): placement sweeps under
+# QEMU + OVMF; it finds build/BOOTX64.EFI beside its own directory
+SWEEP_TOOL := $(BUILD)/tools/kaslr-sweep
+$(SWEEP_TOOL): src/tools/kaslr-sweep.sh
+	install -D -m 0755 $< $@
+
 .DEFAULT_GOAL := all
 # Bare .SECONDARY: no intermediate file (the objects the pattern rules make)
 # is ever deleted, so the next build only redoes what changed.  Nothing may
@@ -169,7 +175,7 @@ $(POLICY_TOOL): $(TOOL_OBJ)
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
 .PHONY: all deps unit run esp test clean loader payloads install corpus-tools lint example
-all: $(BUILD)/BOOTX64.EFI payloads example $(POLICY_TOOL)
+all: $(BUILD)/BOOTX64.EFI payloads example $(POLICY_TOOL) $(SWEEP_TOOL)
 loader: $(BUILD)/BOOTX64.EFI
 
 include payload/payload.mk
