@@ -120,17 +120,17 @@ static EFI_STATUS place_forced_phys(const struct efi_mmap *m, const struct mem_r
 				t, sp->image_size, sp->min_addr, sp->max_addr);
 	case SLOT_WHY_NOT_RAM:
 		return log_fail(EFI_INVALID_PARAMETER,
-				L"kaslr.phys=%a: not a usable slot: [0x%lx, 0x%lx) is not all RAM",
+				L"kaslr.phys=%a: not a usable slot: not all RAM at [0x%lx, 0x%lx)",
 				t, f->value, end);
 	case SLOT_WHY_AVOIDED:
 		return log_fail(EFI_INVALID_PARAMETER,
-				L"kaslr.phys=%a: not a usable slot: [0x%lx, 0x%lx) touches a range kept out (the loader's image, memmap=)",
+				L"kaslr.phys=%a: not a usable slot: touches a range kept out (the loader's image, memmap=) at [0x%lx, 0x%lx)",
 				t, f->value, end);
 	case SLOT_WHY_OK: /* a slot after all: the maps disagree */
 	case SLOT_WHY_NOT_FREE:
 	default:
 		return log_fail(EFI_INVALID_PARAMETER,
-				L"kaslr.phys=%a: not a usable slot: [0x%lx, 0x%lx) overlaps memory firmware or the loader is using",
+				L"kaslr.phys=%a: not a usable slot: overlaps memory firmware or the loader is using at [0x%lx, 0x%lx)",
 				t, f->value, end);
 	}
 }
@@ -261,7 +261,7 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 		sp->navoid = navoid0;
 		(void)slot_at(free_r, nfree, sp, fidx, &at);
 		st = log_fail(EFI_OUT_OF_RESOURCES,
-			      L"kaslr.phys=%a: not a usable slot: firmware refused [0x%lx, 0x%lx)",
+			      L"kaslr.phys=%a: not a usable slot: firmware refused it at [0x%lx, 0x%lx)",
 			      t, at, at + sp->image_size);
 		goto out;
 	}
