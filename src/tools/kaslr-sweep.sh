@@ -288,7 +288,7 @@ for ((n = 0; n < nb; n++)); do
 	fi
 	total_s=$(awk -v a="$total_s" -v b="$secs" 'BEGIN { printf "%.1f", a + b }')
 done
-echo "$me: $nb boots, $((nb - failed)) passed, $failed failed (seed $seed)"
+echo "$me: $nb boot(s), $((nb - failed)) passed, $failed failed (seed $seed)"
 
 if [ -n "$junit" ]; then
 	{
