@@ -100,7 +100,6 @@ static EFI_STATUS place_forced_phys(const struct efi_mmap *m, const struct mem_r
 	default:
 		break;
 	}
-	why = SLOT_WHY_OK;
 	if (slot_index_of(free_r, nfree, sp, f->value, ret_idx) == LDR_OK)
 		return EFI_SUCCESS;
 	st = mmap_convert_quiet(m, e820_from_efi, &e820, &ne);
