@@ -12,7 +12,7 @@ BUILD   := build
 DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf qemu-system-x86 mtools dosfstools \
             systemd-boot-efi systemd sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck \
-            swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs
+            swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs python3
 
 WARN := -Wall -Wextra -Werror
 
@@ -128,9 +128,14 @@ $(BUILD)/efi/%.o: efi/%.c
 $(BUILD)/efi/%.o: efi/%.S
 	@mkdir -p $(@D)
 	$(CC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
+# The same for the core: what walks every byte or relocation of a kernel
+# stays -O2 (hashing, decompression, relocation, the shuffle), the rest
+# (options, policy, memory map, page tables...) is built for size.
+CORE_HOT  := sha256 reloc linux_reloc fgkaslr decompress decomp_gzip decomp_lz4 decomp_xz \
+             decomp_zstd bzimage elf
 $(BUILD)/efi/core_%.o: src/%.c
 	@mkdir -p $(@D)
-	$(CC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
+	$(CC) $(EFI_CFLAGS) $(if $(filter $(CORE_HOT),$*),,-Os) $(DEPFLAGS) -c $< -o $@
 
 # gnu-efi's libefi.a defines memcpy and memset as byte loops, in the same
 # member as InitializeLib: a copy with those two made weak lets the
@@ -168,6 +173,12 @@ $(BUILD)/tools/obj/%.o: src/tools/%.c
 $(POLICY_TOOL): $(TOOL_OBJ)
 	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $(TOOL_OBJ) -o $@
 
+# build/tools/kaslr-sweep (src/tools/kaslr-sweep.sh): placement sweeps under
+# QEMU + OVMF; it finds build/BOOTX64.EFI beside its own directory
+SWEEP_TOOL := $(BUILD)/tools/kaslr-sweep
+$(SWEEP_TOOL): src/tools/kaslr-sweep.sh
+	install -D -m 0755 $< $@
+
 .DEFAULT_GOAL := all
 # Bare .SECONDARY: no intermediate file (the objects the pattern rules make)
 # is ever deleted, so the next build only redoes what changed.  Nothing may
@@ -176,7 +187,7 @@ $(POLICY_TOOL): $(TOOL_OBJ)
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
 .PHONY: all deps unit run esp test clean loader payloads install uninstall corpus-tools lint example
-all: $(BUILD)/BOOTX64.EFI payloads example $(POLICY_TOOL)
+all: $(BUILD)/BOOTX64.EFI payloads example $(POLICY_TOOL) $(SWEEP_TOOL)
 loader: $(BUILD)/BOOTX64.EFI
 
 include payload/payload.mk

@@ -131,6 +131,8 @@ struct loader {
 	uint64_t virt_base;  /* run-time address of loaded offset 0 */
 	uint64_t phys_slots;
 	uint64_t virt_slots;
+	uint64_t phys_slot;  /* the chosen slot's index among them */
+	uint64_t virt_slot;
 	uint64_t entry;
 	uint64_t relocs;
 	struct fgk_report fgk; /* what the shuffle did (functions 0: none) */

@@ -249,6 +249,8 @@ static EFI_STATUS native_prepare(struct loader *L, const struct handoff_env *env
 	}
 	info->phys_slots = L->phys_slots;
 	info->virt_slots = L->virt_slots;
+	info->phys_slot = L->phys_slot;
+	info->virt_slot = L->virt_slot;
 	info->entropy_sources = L->sources;
 	info->flags = L->flags | env->flags;
 	info->cmdline = ptr_to_phys(nv_page(NV_CMDLINE_PAGE));

@@ -49,6 +49,91 @@ static enum ldr_err place_lowest(void *ctx, uint64_t n, uint64_t *ret_idx)
 	return LDR_OK;
 }
 
+/* a forced placement: the index at ctx, found beforehand */
+static enum ldr_err place_fixed(void *ctx, uint64_t n, uint64_t *ret_idx)
+{
+	const uint64_t *idx = ctx;
+
+	if (*idx >= n)
+		return LDR_E_NO_SLOT;
+	*ret_idx = *idx;
+	return LDR_OK;
+}
+
+/* kaslr.phys= / kaslr.virt= as given, for the lines that name it */
+static void place_force_text(const struct opt_place *f, char buf[OPT_PLACE_TEXT_MAX])
+{
+	options_place_text(f, buf, OPT_PLACE_TEXT_MAX);
+}
+
+/*
+ * The slot kaslr.phys= names among the free ones, or the one line saying
+ * why it names none for this kernel.  Out: *ret_idx.
+ */
+static EFI_STATUS place_forced_phys(const struct efi_mmap *m, const struct mem_region *free_r,
+				    size_t nfree, const struct slot_params *sp,
+				    const struct opt_place *f, uint64_t *ret_idx)
+{
+	struct mem_region *e820 = NULL;
+	size_t ne = 0;
+	uint64_t count = slot_count(free_r, nfree, sp), end;
+	char t[OPT_PLACE_TEXT_MAX];
+	enum slot_why why;
+	EFI_STATUS st;
+
+	place_force_text(f, t);
+	switch (f->kind) {
+	case OPT_PLACE_LOWEST:
+	case OPT_PLACE_HIGHEST:
+		if (count == 0)
+			return log_fail(EFI_OUT_OF_RESOURCES,
+					L"kaslr.phys=%a: no slot at all for a %ld-byte kernel in [0x%lx, 0x%lx) (kaslr.min, kaslr.max)",
+					t, sp->image_size, sp->min_addr, sp->max_addr);
+		*ret_idx = f->kind == OPT_PLACE_LOWEST ? 0 : count - 1;
+		return EFI_SUCCESS;
+	case OPT_PLACE_ABOVE4G:
+		if (slot_first_from(free_r, nfree, sp, 4 * GIB, ret_idx) == LDR_OK)
+			return EFI_SUCCESS;
+		return log_fail(EFI_NOT_FOUND,
+				L"kaslr.phys=above4g: no slot at or above 4 GiB for a %ld-byte kernel (no free RAM there, or kaslr.max or the kernel's own limit 0x%lx is below it)",
+				sp->image_size, sp->max_addr);
+	default:
+		break;
+	}
+	if (slot_index_of(free_r, nfree, sp, f->value, ret_idx) == LDR_OK)
+		return EFI_SUCCESS;
+	st = mmap_convert_quiet(m, e820_from_efi, &e820, &ne);
+	if (EFI_ERROR(st))
+		return log_efi(st, L"kaslr.phys=: reading the memory map");
+	why = slot_explain(free_r, nfree, e820, ne, sp, f->value);
+	FreePool(e820);
+	end = f->value + sp->image_size;
+	switch (why) {
+	case SLOT_WHY_MISALIGNED:
+		return log_fail(EFI_INVALID_PARAMETER,
+				L"kaslr.phys=%a: not a usable slot: not a multiple of the kernel's alignment 0x%lx",
+				t, sp->align);
+	case SLOT_WHY_WINDOW:
+		return log_fail(EFI_INVALID_PARAMETER,
+				L"kaslr.phys=%a: not a usable slot: a %ld-byte kernel there leaves the window [0x%lx, 0x%lx) (kaslr.min, kaslr.max, the kernel's own limit; 0 = top of RAM)",
+				t, sp->image_size, sp->min_addr, sp->max_addr);
+	case SLOT_WHY_NOT_RAM:
+		return log_fail(EFI_INVALID_PARAMETER,
+				L"kaslr.phys=%a: not a usable slot: not all RAM at [0x%lx, 0x%lx)",
+				t, f->value, end);
+	case SLOT_WHY_AVOIDED:
+		return log_fail(EFI_INVALID_PARAMETER,
+				L"kaslr.phys=%a: not a usable slot: touches a range kept out (the loader's image, memmap=) at [0x%lx, 0x%lx)",
+				t, f->value, end);
+	case SLOT_WHY_OK: /* a slot after all: the maps disagree */
+	case SLOT_WHY_NOT_FREE:
+	default:
+		return log_fail(EFI_INVALID_PARAMETER,
+				L"kaslr.phys=%a: not a usable slot: overlaps memory firmware or the loader is using at [0x%lx, 0x%lx)",
+				t, f->value, end);
+	}
+}
+
 /*
  * verbose: the raw firmware map, one descriptor a line in the fixture format
  * of test/fixtures/ (type attribute physical_start number_of_pages, hex)
@@ -107,16 +192,19 @@ static void place_bits(uint64_t n, unsigned *ret_int, unsigned *ret_frac)
  * `what` names the thing in the error lines.  Out: *ret_base, *ret_count.
  */
 static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32 type,
-				const CHAR16 *what, int log_maps, uint64_t *ret_base,
-				uint64_t *ret_count)
+				const CHAR16 *what, int log_maps, const struct opt_place *force,
+				uint64_t *ret_base, uint64_t *ret_count, uint64_t *ret_idx)
 {
 	struct efi_mmap m;
 	struct mem_region *free_r = NULL;
 	struct mem_region avoid[PLACE_AVOID_MAX];
-	size_t nfree = 0, navoid = 0;
+	size_t nfree = 0, navoid = 0, navoid0;
 	enum ldr_err err;
 	EFI_STATUS st;
-	uint64_t base = 0, count = 0;
+	uint64_t base = 0, count = 0, fidx = 0;
+	slot_draw_fn draw = L->opt.nokaslr ? place_lowest : place_draw;
+	void *dctx = &L->sec.drbg;
+	unsigned tries = PLACE_TRIES;
 
 	st = mmap_get(&m);
 	if (EFI_ERROR(st))
@@ -152,9 +240,30 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 		place_log_regions(free_r, nfree, L"free", sp);
 	}
 
+	navoid0 = navoid;
+	if (force && force->kind != OPT_PLACE_RANDOM) {
+		st = place_forced_phys(&m, free_r, nfree, sp, force, &fidx);
+		if (EFI_ERROR(st))
+			goto out;
+		/* that slot or none: a refusal is not followed by another */
+		draw = place_fixed;
+		dctx = &fidx;
+		tries = 1;
+	}
 	err = slot_place(free_r, nfree, sp, avoid, &navoid, PLACE_AVOID_MAX,
-			 L->opt.nokaslr ? place_lowest : place_draw, &L->sec.drbg,
-			 place_reserve, &type, PLACE_TRIES, &base, &count);
+			 draw, dctx, place_reserve, &type, tries, &base, &count);
+	if (err == LDR_E_SLOT_REFUSED && tries == 1) {
+		char t[OPT_PLACE_TEXT_MAX];
+		uint64_t at = 0;
+
+		place_force_text(force, t);
+		sp->navoid = navoid0;
+		(void)slot_at(free_r, nfree, sp, fidx, &at);
+		st = log_fail(EFI_OUT_OF_RESOURCES,
+			      L"kaslr.phys=%a: not a usable slot: firmware refused it at [0x%lx, 0x%lx)",
+			      t, at, at + sp->image_size);
+		goto out;
+	}
 	if (err == LDR_E_NO_SLOT) {
 		st = log_fail(EFI_OUT_OF_RESOURCES,
 			      L"%s: no free range of %ld bytes in [0x%lx, 0x%lx) (kaslr.min, kaslr.max): give the machine more memory or widen the window",
@@ -172,6 +281,10 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 	}
 	*ret_base = base;
 	*ret_count = count;
+	/* its place among the slots of the first draw (refused ones included) */
+	sp->navoid = navoid0;
+	if (ret_idx && slot_index_of(free_r, nfree, sp, base, ret_idx) != LDR_OK)
+		*ret_idx = 0;
 	st = EFI_SUCCESS;
 out:
 	mmap_regions_free(&m, free_r);
@@ -197,13 +310,20 @@ static EFI_STATUS place_physical(struct loader *L)
 		sp.max_addr = L->layout.max_end;
 		log_info(L"the kernel must end by 0x%lx", sp.max_addr);
 	}
-	st = place_in_free(L, &sp, LDR_EFI_MT_KERNEL, L"the kernel", log_verbose, &base, &count);
+	st = place_in_free(L, &sp, LDR_EFI_MT_KERNEL, L"the kernel", log_verbose, &L->opt.phys,
+			   &base, &count, &L->phys_slot);
 	if (EFI_ERROR(st))
 		return st;
 	place_bits(count, &bi, &bf);
 	log_info(L"physical slots: %ld (%d.%02d bits)", count, bi, bf);
-	/* nokaslr: one position was possible, the lowest (0 bits) */
-	L->phys_slots = L->opt.nokaslr ? 1 : count;
+	if (L->opt.phys.kind != OPT_PLACE_RANDOM) {
+		/* chosen, not drawn: every slot counted, the one told */
+		L->flags |= KB_FLAG_FORCED;
+		L->phys_slots = count;
+	} else {
+		/* nokaslr: one position was possible, the lowest (0 bits) */
+		L->phys_slots = L->opt.nokaslr ? 1 : count;
+	}
 	L->phys_base = base;
 	return EFI_SUCCESS;
 }
@@ -225,7 +345,8 @@ EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, UINT32 
 	sp.align = PAGE_SIZE;
 	sp.min_addr = L->opt.min_addr > PLACE_FLOOR ? L->opt.min_addr : PLACE_FLOOR;
 	sp.max_addr = end;
-	return place_in_free(L, &sp, mem_type, what, 0, ret_addr, ret_count ? ret_count : &count);
+	return place_in_free(L, &sp, mem_type, what, 0, NULL, ret_addr,
+			     ret_count ? ret_count : &count, NULL);
 }
 
 /*
@@ -235,14 +356,25 @@ EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, UINT32 
  */
 static EFI_STATUS place_virtual(struct loader *L)
 {
+	const struct opt_place *f = &L->opt.virt;
 	struct mem_region win;
 	struct slot_params sp;
-	uint64_t base, count;
+	uint64_t base, count, idx = 0;
+	char t[OPT_PLACE_TEXT_MAX];
 	enum ldr_err err;
 
+	place_force_text(f, t);
 	if (L->layout.vwin_hi <= L->layout.vwin_lo) {
+		/* lowest and highest are the one position there is */
+		if (f->kind == OPT_PLACE_AT)
+			return log_fail(EFI_INVALID_PARAMETER,
+					L"kaslr.virt=%a: not a usable slot: this kernel runs at its physical address (no virtual window)",
+					t);
+		if (f->kind != OPT_PLACE_RANDOM)
+			L->flags |= KB_FLAG_FORCED;
 		L->virt_base = L->phys_base;
 		L->virt_slots = 1;
+		L->virt_slot = 0;
 		return EFI_SUCCESS;
 	}
 	win.addr = L->layout.vwin_lo;
@@ -253,15 +385,38 @@ static EFI_STATUS place_virtual(struct loader *L)
 	sp.image_size = L->layout.size;
 	sp.align = SLOT_ALIGN;
 	sp.min_addr = win.addr;
-	err = slot_pick(&win, 1, &sp, L->opt.nokaslr ? place_lowest : place_draw,
-			&L->sec.drbg, &base, &count);
+	count = slot_count(&win, 1, &sp);
+	if (f->kind != OPT_PLACE_RANDOM && count) {
+		if (f->kind == OPT_PLACE_HIGHEST)
+			idx = count - 1;
+		if (f->kind == OPT_PLACE_AT &&
+		    slot_index_of(&win, 1, &sp, L->elf.link_vbase + f->value, &idx) != LDR_OK)
+			return log_fail(EFI_INVALID_PARAMETER,
+					(f->value & (SLOT_ALIGN - 1))
+						? L"kaslr.virt=%a: not a usable slot: not a multiple of 2 MiB"
+						: L"kaslr.virt=%a: not a usable slot: this kernel's virtual window is [0x%lx, 0x%lx) for its first byte, link base 0x%lx",
+					t, L->layout.vwin_lo, L->layout.vwin_hi - L->layout.size,
+					L->elf.link_vbase);
+		err = slot_pick(&win, 1, &sp, place_fixed, &idx, &base, &count);
+	} else {
+		err = slot_pick(&win, 1, &sp, L->opt.nokaslr ? place_lowest : place_draw,
+				&L->sec.drbg, &base, &count);
+		if (err == LDR_OK && slot_index_of(&win, 1, &sp, base, &idx) != LDR_OK)
+			idx = 0;
+	}
 	if (err != LDR_OK)
 		return log_ldr(EFI_LOAD_ERROR, err, L"virtual window for a %ld-byte kernel",
 			       L->layout.size);
 	L->virt_base = base;
-	L->virt_slots = L->opt.nokaslr ? 1 : count;
-	if (!L->opt.nokaslr)
-		L->flags |= KB_FLAG_VIRT_KASLR;
+	L->virt_slot = idx;
+	if (f->kind != OPT_PLACE_RANDOM) {
+		L->flags |= KB_FLAG_FORCED;
+		L->virt_slots = count;
+	} else {
+		L->virt_slots = L->opt.nokaslr ? 1 : count;
+		if (!L->opt.nokaslr)
+			L->flags |= KB_FLAG_VIRT_KASLR;
+	}
 	log_info(L"virtual slots: %ld", count);
 	return EFI_SUCCESS;
 }
@@ -383,12 +538,24 @@ EFI_STATUS place_kernel(struct loader *L)
 	enum ldr_err err;
 	EFI_STATUS st;
 
+	if (L->opt.phys.kind != OPT_PLACE_RANDOM || L->opt.virt.kind != OPT_PLACE_RANDOM)
+		log_warn(L"kaslr.phys=/kaslr.virt= given: the kernel goes where they say, not at random");
 	st = place_physical(L);
 	if (EFI_ERROR(st))
 		return st;
 	st = place_virtual(L);
 	if (EFI_ERROR(st))
 		goto fail;
+	{
+		char pt[OPT_PLACE_TEXT_MAX], vt[OPT_PLACE_TEXT_MAX];
+
+		place_force_text(&L->opt.phys, pt);
+		place_force_text(&L->opt.virt, vt);
+		/* one line a test harness can read (kaslr-sweep does) */
+		log_info(L"placement: phys 0x%lx slot %ld of %ld (kaslr.phys=%a), virt 0x%lx offset 0x%lx slot %ld of %ld (kaslr.virt=%a)",
+			 L->phys_base, L->phys_slot, L->phys_slots, pt, L->virt_base,
+			 L->virt_base - L->elf.link_vbase, L->virt_slot, L->virt_slots, vt);
+	}
 	dest = phys_to_ptr(L->phys_base);
 	err = elf_load(&L->elf, dest, L->layout.size);
 	if (err != LDR_OK) {

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define KB_MAGIC   0x544f4f4252534c4bULL /* "KLSRBOOT" little-endian */
-#define KB_VERSION 2
+#define KB_VERSION 3
 
 /*
  * Kernels linked at or above KB_VIRT_WINDOW_START get a virtual base drawn
@@ -76,6 +76,7 @@ struct kb_mem_entry {
 #define KB_FLAG_VIRT_KASLR   (1u << 3) /* the virtual base was randomized */
 #define KB_FLAG_NO_NX        (1u << 4) /* the CPU has no NX: nothing is no-execute */
 #define KB_FLAG_FGKASLR      (1u << 5) /* the functions were shuffled: fgk_* fields below */
+#define KB_FLAG_FORCED       (1u << 6) /* kaslr.phys= or kaslr.virt=: a slot chosen, not drawn */
 
 /*
  * The loader's early-exception reports keep what they decode RIP with in
@@ -166,6 +167,10 @@ struct kaslr_boot_info {
 	uint64_t fgk_perm_millibits;     /* floor(1000 * log2(fgk_functions!)) */
 	uint64_t fgk_entropy_millibits;  /* min(fgk_perm_millibits, 256000): the
 					    256-bit seed caps what the order can hold */
+	/* version 3: which of the phys_slots / virt_slots positions this is,
+	 * counted from 0 in increasing address order */
+	uint64_t phys_slot;
+	uint64_t virt_slot;
 };
 
 /*
@@ -256,7 +261,9 @@ KB_ASSERT(offsetof(struct kaslr_boot_info, fgk_functions) == 312, "fgk_functions
 KB_ASSERT(offsetof(struct kaslr_boot_info, fgk_moved) == 316, "fgk_moved");
 KB_ASSERT(offsetof(struct kaslr_boot_info, fgk_perm_millibits) == 320, "fgk_perm_millibits");
 KB_ASSERT(offsetof(struct kaslr_boot_info, fgk_entropy_millibits) == 328, "fgk_entropy_millibits");
-/* version 1 ended at pml4: 288 bytes */
-KB_ASSERT(sizeof(struct kaslr_boot_info) == 336, "kaslr_boot_info size, version 2");
+KB_ASSERT(offsetof(struct kaslr_boot_info, phys_slot) == 336, "phys_slot");
+KB_ASSERT(offsetof(struct kaslr_boot_info, virt_slot) == 344, "virt_slot");
+/* version 1 ended at pml4: 288 bytes; version 2 at fgk_entropy_millibits: 336 */
+KB_ASSERT(sizeof(struct kaslr_boot_info) == 352, "kaslr_boot_info size, version 3");
 
 #endif

@@ -58,6 +58,8 @@ enum opt_key_id {
 	OPT_K_MAXSIZE = 8,
 	OPT_K_MODULE = 9,
 	OPT_K_INITRD = 10,
+	OPT_K_PHYS = 11,
+	OPT_K_VIRT = 12,
 	OPT_K_COUNT
 };
 #define OPT_BIT(id) (1u << (id))
@@ -72,6 +74,31 @@ enum opt_sb_rule {
 	OPT_SB_IF_ALLOWED, /* ignored (one warning) unless the policy allows it */
 	OPT_SB_NEVER,      /* ignored (one warning); no policy can allow it */
 };
+
+/*
+ * A forced placement, kaslr.phys= / kaslr.virt=: which slot instead of a
+ * random one.  kaslr.phys=ADDR is a physical base; kaslr.virt=OFFSET is the
+ * virtual offset (the hand-off's virt_offset: run-time minus link-time
+ * virtual base, two's complement, so "-16M" is allowed).  "random" (the
+ * default) draws as usual; ABOVE4G is physical only: the lowest slot at
+ * or above 4 GiB.
+ */
+enum opt_place_kind {
+	OPT_PLACE_RANDOM = 0,
+	OPT_PLACE_LOWEST = 1,
+	OPT_PLACE_HIGHEST = 2,
+	OPT_PLACE_ABOVE4G = 3,
+	OPT_PLACE_AT = 4,
+};
+
+struct opt_place {
+	uint32_t kind;  /* enum opt_place_kind */
+	uint32_t zero;  /* always 0 (the struct is compared bytewise) */
+	uint64_t value; /* OPT_PLACE_AT: the address or offset; else 0 */
+};
+
+/* The longest text options_place_text() writes, with its NUL. */
+#define OPT_PLACE_TEXT_MAX 24
 
 struct ldr_options {
 	char kernel[OPT_PATH_MAX];     /* "" = default: kernel.elf beside the loader */
@@ -92,6 +119,8 @@ struct ldr_options {
 	struct opt_module modules[OPT_MODULES_MAX]; /* in the order given */
 	uint32_t nmodules;
 	int modules_replace;           /* the next module= starts a new list */
+	struct opt_place phys;         /* kaslr.phys= */
+	struct opt_place virt;         /* kaslr.virt= */
 	/* set by the parsers on error: the key or value at fault, and for
 	 * kaslr.conf its line (1-based; 0 for load options) */
 	char bad[OPT_KEY_MAX + 1];
@@ -161,6 +190,14 @@ enum opt_key_id options_key_find(const char *name, size_t len);
 #define OPT_SETTINGS_MAX    (16 * KIB)
 enum ldr_err options_settings_text(const struct ldr_options *o, char *out, size_t cap,
 				   size_t *ret_len);
+
+/*
+ * A placement as its option value, e.g. "lowest", "above4g",
+ * "0x40000000", "-0x1000000" (virt offsets below the link base), "random"
+ * for the default: what options_parse_* read back.  buf holds at least
+ * OPT_PLACE_TEXT_MAX bytes; the text is NUL-terminated.
+ */
+void options_place_text(const struct opt_place *p, char *buf, size_t cap);
 
 /*
  * Parse a size: decimal or 0x-hex, optional K/M/G suffix (binary units).

@@ -100,4 +100,37 @@ enum ldr_err slot_place(const struct mem_region *regions, size_t n, struct slot_
  */
 uint64_t slot_theoretical(const struct mem_region *e820, size_t n, const struct slot_params *p);
 
+/*
+ * Forced placements (kaslr.phys=, kaslr.virt=): slots by address instead
+ * of by draw.  Same inputs as slot_at().
+ *
+ * slot_first_from: the index of the lowest slot whose base is >= addr.
+ * slot_index_of:   the index of the slot whose base is exactly base.
+ * Errors: LDR_E_INVAL (as slot_at()); LDR_E_NO_SLOT (no such slot).
+ */
+enum ldr_err slot_first_from(const struct mem_region *regions, size_t n,
+			     const struct slot_params *p, uint64_t addr, uint64_t *ret_idx);
+enum ldr_err slot_index_of(const struct mem_region *regions, size_t n,
+			   const struct slot_params *p, uint64_t base, uint64_t *ret_idx);
+
+/* Why an address is not a slot, first cause first (slot_explain()). */
+enum slot_why {
+	SLOT_WHY_OK = 0,      /* it is a slot */
+	SLOT_WHY_MISALIGNED,  /* base not a multiple of p->align */
+	SLOT_WHY_WINDOW,      /* below p->min_addr, or the image ends past p->max_addr */
+	SLOT_WHY_NOT_RAM,     /* some byte of the image is not RAM in the full map */
+	SLOT_WHY_NOT_FREE,    /* RAM, but some of it is in use (firmware, the loader) */
+	SLOT_WHY_AVOIDED,     /* free, but it touches one of p->avoid */
+};
+
+/*
+ * Why [base, base + p->image_size) is no slot: free[0..nfree) the memory
+ * free now (slot_count()'s regions), e820[0..ne) the full map (every RAM
+ * region, in use or not), both sorted.  SLOT_WHY_OK when it is a slot.
+ * Invalid input counts as SLOT_WHY_WINDOW.
+ */
+enum slot_why slot_explain(const struct mem_region *free_r, size_t nfree,
+			   const struct mem_region *e820, size_t ne,
+			   const struct slot_params *p, uint64_t base);
+
 #endif

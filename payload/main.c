@@ -52,6 +52,13 @@
 #define PL_CRASH_WORD    "payload.crash=ud2"
 #define PL_STACK_WORD    "payload.crash=stack"
 #define PL_SCAN_WORD     "payload.scan=secrets"
+/*
+ * A planted placement bug, for the placement sweep's own test: with this
+ * word, the high variant fails when its image reaches into the top 16 MiB
+ * of the virtual window (8 of its 1023 positions), as a kernel that
+ * overflows near the top of its window would.
+ */
+#define PL_BUG_WORD      "payload.bug=top16m"
 #define PL_MODULE_WORD   "payload.sha256=" /* in a module's string: its digest */
 #define PL_BSS_PROBE     (3 * CPU_PAGE)
 #define PL_2G            0x80000000ULL
@@ -310,11 +317,28 @@ static void pl_check_placement(const struct kaslr_boot_info *info)
 	if (info->phys_slots == 0 || info->virt_slots == 0)
 		FAIL2("slots", "phys", info->phys_slots, "virt", info->virt_slots);
 	/* nokaslr: one position was possible, so each count is 1 */
-	if ((info->flags & KB_FLAG_NOKASLR) && (info->phys_slots != 1 || info->virt_slots != 1))
+	if ((info->flags & (KB_FLAG_NOKASLR | KB_FLAG_FORCED)) == KB_FLAG_NOKASLR &&
+	    (info->phys_slots != 1 || info->virt_slots != 1))
 		FAIL2("nokaslr_slots", "phys", info->phys_slots, "virt", info->virt_slots);
+	/* version 3: which slot this is */
+	if (!KB_HAS(info, virt_slot))
+		FAIL1("no_slot_index", "size", info->size);
+	if (info->phys_slot >= info->phys_slots || info->virt_slot >= info->virt_slots)
+		FAIL2("slot_index", "phys", info->phys_slot, "virt", info->virt_slot);
 #if defined(PAYLOAD_VARIANT_HIGH)
 	if (virt < PL_HIGH_LO || virt > PL_HIGH_HI || PL_HIGH_HI - virt < size)
 		FAIL2("virt_window", "virt", virt, "size", size);
+	/* the window is one range: the index is the distance from its start */
+	if ((info->flags & (KB_FLAG_VIRT_KASLR | KB_FLAG_FORCED)) &&
+	    info->virt_slot != (virt - PL_HIGH_LO) / PL_KASLR_ALIGN)
+		FAIL2("virt_slot", "got", info->virt_slot, "want", (virt - PL_HIGH_LO) / PL_KASLR_ALIGN);
+	if (pl_has_word((const char *)(uintptr_t)info->cmdline, info->cmdline_len, PL_BUG_WORD) &&
+	    virt + size > PL_HIGH_HI - 16 * 1024 * 1024) {
+		serial_puts("payload: planted bug hit: image in the top 16 MiB of the window, virt=");
+		serial_put_hex(virt);
+		serial_putc('\n');
+		FAIL1("planted_bug", "virt", virt);
+	}
 #else
 	if (virt != info->phys_base)
 		FAIL2("not_identity", "virt", virt, "phys", info->phys_base);
@@ -842,6 +866,10 @@ void payload_main(const struct kaslr_boot_info *info, uint64_t entry_rsp)
 	serial_put_dec(info->phys_slots);
 	serial_puts(" vslots=");
 	serial_put_dec(info->virt_slots);
+	serial_puts(" pslot=");
+	serial_put_dec(info->phys_slot);
+	serial_puts(" vslot=");
+	serial_put_dec(info->virt_slot);
 	serial_puts(" rng=");
 	serial_puts(rng);
 	serial_puts(" sources=");

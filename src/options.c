@@ -143,6 +143,8 @@ enum opt_kind {
 	OPT_SIZE_NZ, /* the same, 0 refused */
 	OPT_INITRD,  /* PATH[:sha256=HEX]: appended to the initrd list */
 	OPT_MODULE,  /* module=: appended to the list (opt_module()) */
+	OPT_PHYS_SLOT, /* kaslr.phys=: struct opt_place (opt_place()) */
+	OPT_VIRT_SLOT, /* kaslr.virt=: the same, no above4g, signed offsets */
 };
 
 /*
@@ -198,6 +200,10 @@ static const struct opt_key {
 			   OPT_SB_NEVER, "adds a file the policy does not name" },
 	[OPT_K_INITRD] = { "initrd", OPT_INITRD, offsetof(struct ldr_options, initrd), 0,
 			   OPT_SB_NEVER, "adds a file the policy does not name" },
+	[OPT_K_PHYS] = { "kaslr.phys", OPT_PHYS_SLOT, offsetof(struct ldr_options, phys), 0,
+			 OPT_SB_IF_ALLOWED, "places the kernel where the input says" },
+	[OPT_K_VIRT] = { "kaslr.virt", OPT_VIRT_SLOT, offsetof(struct ldr_options, virt), 0,
+			 OPT_SB_IF_ALLOWED, "places the kernel where the input says" },
 };
 
 const char *options_key_name(enum opt_key_id id)
@@ -241,6 +247,9 @@ static size_t opt_field_size(const struct opt_key *key)
 		return sizeof(((struct ldr_options *)0)->modules);
 	case OPT_INITRD:
 		return sizeof(((struct ldr_options *)0)->initrd);
+	case OPT_PHYS_SLOT:
+	case OPT_VIRT_SLOT:
+		return sizeof(struct opt_place);
 	default:
 		return sizeof(uint64_t);
 	}
@@ -393,6 +402,87 @@ static enum ldr_err opt_module(struct ldr_options *o, const char *v, size_t vlen
 	return LDR_OK;
 }
 
+static const char *const opt_place_names[] = {
+	[OPT_PLACE_RANDOM] = "random",
+	[OPT_PLACE_LOWEST] = "lowest",
+	[OPT_PLACE_HIGHEST] = "highest",
+	[OPT_PLACE_ABOVE4G] = "above4g",
+};
+
+/*
+ * kaslr.phys= (virt 0) or kaslr.virt= (virt 1): a name, or an address /
+ * offset as options_parse_size() reads it; an offset may be negative.
+ */
+static enum ldr_err opt_place(struct opt_place *out, int virt, const char *v, size_t vlen)
+{
+	uint64_t n;
+	int neg = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (uint32_t k = 0; k < sizeof(opt_place_names) / sizeof(opt_place_names[0]); k++) {
+		if (!opt_key_is(v, vlen, opt_place_names[k]))
+			continue;
+		if (virt && k == OPT_PLACE_ABOVE4G)
+			return LDR_E_OPT_VALUE;
+		out->kind = k;
+		return LDR_OK;
+	}
+	if (virt && vlen > 1 && v[0] == '-') {
+		neg = 1;
+		v++;
+		vlen--;
+	}
+	if (options_parse_size(v, vlen, &n) != LDR_OK)
+		return LDR_E_OPT_VALUE;
+	out->kind = OPT_PLACE_AT;
+	out->value = neg ? 0 - n : n;
+	return LDR_OK;
+}
+
+void options_place_text(const struct opt_place *p, char *buf, size_t cap)
+{
+	static const char hex[] = "0123456789abcdef";
+	char tmp[OPT_PLACE_TEXT_MAX];
+	size_t i = 0, n = 0;
+	uint64_t v;
+
+	if (!buf || cap == 0)
+		return;
+	if (p->kind != OPT_PLACE_AT) {
+		const char *name = p->kind < sizeof(opt_place_names) / sizeof(opt_place_names[0])
+					   ? opt_place_names[p->kind] : "?";
+
+		while (name[n] && n + 1 < cap) {
+			buf[n] = name[n];
+			n++;
+		}
+		buf[n] = 0;
+		return;
+	}
+	v = p->value;
+	/* a virtual offset within 2^63 below 0 reads best as negative */
+	if (v >> 63) {
+		tmp[i++] = '-';
+		v = 0 - v;
+	}
+	tmp[i++] = '0';
+	tmp[i++] = 'x';
+	{
+		char d[16];
+		size_t nd = 0;
+
+		do {
+			d[nd++] = hex[v & 15];
+			v >>= 4;
+		} while (v);
+		while (nd)
+			tmp[i++] = d[--nd];
+	}
+	for (n = 0; n < i && n + 1 < cap; n++)
+		buf[n] = tmp[n];
+	buf[n] = 0;
+}
+
 /* One key with its value (val NULL when the key stood alone). */
 static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
 			      const char *v, size_t vlen)
@@ -433,6 +523,9 @@ static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
 		return LDR_OK;
 	case OPT_MODULE:
 		return opt_module(o, v, vlen);
+	case OPT_PHYS_SLOT:
+	case OPT_VIRT_SLOT:
+		return opt_place((struct opt_place *)field, key->kind == OPT_VIRT_SLOT, v, vlen);
 	default: /* OPT_SIZE, OPT_SIZE_NZ */
 		err = options_parse_size(v, vlen, &n);
 		if (err != LDR_OK)
@@ -700,6 +793,14 @@ enum ldr_err options_settings_text(const struct ldr_options *o, char *out, size_
 				ot_hex(&t, (const uint8_t *)field, 32);
 			}
 			break;
+		case OPT_PHYS_SLOT:
+		case OPT_VIRT_SLOT: { /* as the option reads: "random" when not set */
+			char place[OPT_PLACE_TEXT_MAX];
+
+			options_place_text((const struct opt_place *)field, place, sizeof(place));
+			ot_str(&t, place);
+			break;
+		}
 		default: /* OPT_SIZE, OPT_SIZE_NZ */
 			ot_u64(&t, *(const uint64_t *)field);
 			break;

@@ -310,3 +310,95 @@ enum ldr_err slot_place(const struct mem_region *regions, size_t n, struct slot_
 	}
 	return LDR_E_SLOT_REFUSED;
 }
+
+enum ldr_err slot_first_from(const struct mem_region *regions, size_t n,
+			     const struct slot_params *p, uint64_t addr, uint64_t *ret_idx)
+{
+	uint64_t lo = 0, hi, base;
+	enum ldr_err err;
+
+	if (!slot_params_ok(p, SLOT_F_AVOID) || !slot_regions_ok(regions, n))
+		return LDR_E_INVAL;
+	hi = slot_count(regions, n, p);
+	/* slots ascend with their index: the first one at or above addr */
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		err = slot_at(regions, n, p, mid, &base);
+		if (err != LDR_OK)
+			return err;
+		if (base >= addr)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo == slot_count(regions, n, p))
+		return LDR_E_NO_SLOT;
+	*ret_idx = lo;
+	return LDR_OK;
+}
+
+enum ldr_err slot_index_of(const struct mem_region *regions, size_t n,
+			   const struct slot_params *p, uint64_t base, uint64_t *ret_idx)
+{
+	uint64_t idx, got;
+	enum ldr_err err;
+
+	err = slot_first_from(regions, n, p, base, &idx);
+	if (err != LDR_OK)
+		return err;
+	err = slot_at(regions, n, p, idx, &got);
+	if (err != LDR_OK)
+		return err;
+	if (got != base)
+		return LDR_E_NO_SLOT;
+	*ret_idx = idx;
+	return LDR_OK;
+}
+
+/* Do the E820_RAM regions of r[0..n) (sorted) cover every byte of [lo, last]? */
+static int slot_covered(const struct mem_region *r, size_t n, uint64_t lo, uint64_t last)
+{
+	uint64_t cur = lo, l;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!slot_region_used(&r[i], &l) || r[i].addr > cur || l < cur)
+			continue;
+		if (l >= last)
+			return 1;
+		cur = l + 1;
+	}
+	return 0;
+}
+
+enum slot_why slot_explain(const struct mem_region *free_r, size_t nfree,
+			   const struct mem_region *e820, size_t ne,
+			   const struct slot_params *p, uint64_t base)
+{
+	uint64_t last, idx;
+
+	if (!slot_params_ok(p, SLOT_F_AVOID) || (nfree && !free_r) || (ne && !e820))
+		return SLOT_WHY_WINDOW;
+	if (base & (p->align - 1))
+		return SLOT_WHY_MISALIGNED;
+	if (base < p->min_addr || p->image_size - 1 > UINT64_MAX - base)
+		return SLOT_WHY_WINDOW;
+	last = base + (p->image_size - 1);
+	if (p->max_addr != 0 && last > p->max_addr - 1)
+		return SLOT_WHY_WINDOW;
+	if (slot_index_of(free_r, nfree, p, base, &idx) == LDR_OK)
+		return SLOT_WHY_OK;
+	if (!slot_covered(e820, ne, base, last))
+		return SLOT_WHY_NOT_RAM;
+	if (!slot_covered(free_r, nfree, base, last))
+		return SLOT_WHY_NOT_FREE;
+	for (size_t j = 0; j < p->navoid; j++) {
+		uint64_t f_lo, f_hi;
+
+		if (slot_forbidden(&p->avoid[j], p->image_size, &f_lo, &f_hi) &&
+		    base >= f_lo && base <= f_hi)
+			return SLOT_WHY_AVOIDED;
+	}
+	/* free, but across two free regions the map keeps apart */
+	return SLOT_WHY_NOT_FREE;
+}

@@ -7,6 +7,7 @@
 #   tier 4: firmware fault injection (test/fault: every case of the plan)
 #   tier 5: the compatibility matrix's fast cells (test/matrix; make
 #           test-matrix runs them all)
+#   tier 6: placement sweeps with build/tools/kaslr-sweep (test/sweep)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=${BUILD:-build}
@@ -94,6 +95,11 @@ echo "== tier 5: compatibility matrix (fast cells)"
 test/matrix/run.sh --fast >"$out/matrix.txt" 2>&1
 grep -v '^ok ' "$out/matrix.txt" | tail -n 20
 count "$out/matrix.txt"
+
+echo "== tier 6: placement sweeps (kaslr-sweep)"
+test/sweep/run.sh >"$out/sweep.txt" 2>&1
+grep -E '^(FAIL|sweep:|planted bug: random)' "$out/sweep.txt" | tail -n 20
+count "$out/sweep.txt"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -774,7 +774,9 @@ TEST(test_settings_defaults)
 		"sha256=none\n"
 		"kaslr.min=0x1000000\n"
 		"kaslr.max=0x0\n"
-		"kaslr.maxsize=0x20000000\n";
+		"kaslr.maxsize=0x20000000\n"
+		"kaslr.phys=random\n"
+		"kaslr.virt=random\n";
 	static char buf[OPT_SETTINGS_MAX + 1];
 	struct ldr_options o;
 
@@ -832,6 +834,8 @@ TEST(test_settings_changes)
 		"kaslr.seed=0000000000000000000000000000000000000000000000000000000000000001",
 		"module=m.bin,b", "module=m.bin,c", "module=m.bin:sha256=" HEX_SHA ",b",
 		"initrd=i.img", "initrd=i.img:sha256=" HEX_SHA,
+		"kaslr.phys=lowest", "kaslr.phys=0x40000000", "kaslr.virt=highest",
+		"kaslr.virt=-16M",
 	};
 	static char base[OPT_SETTINGS_MAX + 1], buf[OPT_SETTINGS_MAX + 1];
 	uint8_t seen[sizeof(changes) / sizeof(changes[0])][32];
@@ -887,4 +891,103 @@ TEST(test_settings_bounds)
 	CHECK_EQ_U64(options_settings_text(&o, buf, len - 1, &len), LDR_E_OPT_TOO_LONG,
 		     "one byte short");
 	CHECK_EQ_U64(options_settings_text(&o, buf, 0, &len), LDR_E_OPT_TOO_LONG, "no room");
+/* kaslr.phys= / kaslr.virt=: what each value reads as, and back as text */
+struct place_case {
+	const char *text;
+	enum ldr_err want;
+	uint32_t pkind, vkind;
+	uint64_t pval, vval;
+	const char *ptext, *vtext; /* options_place_text() of each; NULL: not checked */
+};
+
+static const struct place_case place_cases[] = {
+	{ "kaslr.phys=lowest", LDR_OK, OPT_PLACE_LOWEST, 0, 0, 0, "lowest", "random" },
+	{ "kaslr.phys=highest kaslr.virt=highest", LDR_OK, OPT_PLACE_HIGHEST, OPT_PLACE_HIGHEST,
+	  0, 0, "highest", "highest" },
+	{ "kaslr.phys=above4g kaslr.virt=lowest", LDR_OK, OPT_PLACE_ABOVE4G, OPT_PLACE_LOWEST,
+	  0, 0, "above4g", "lowest" },
+	{ "kaslr.phys=0x40000000", LDR_OK, OPT_PLACE_AT, 0, 0x40000000, 0, "0x40000000", NULL },
+	{ "kaslr.phys=1G", LDR_OK, OPT_PLACE_AT, 0, GIB, 0, "0x40000000", NULL },
+	{ "kaslr.virt=0x3e00000", LDR_OK, 0, OPT_PLACE_AT, 0, 0x3e00000, NULL, "0x3e00000" },
+	{ "kaslr.virt=-16M", LDR_OK, 0, OPT_PLACE_AT, 0, (uint64_t)0 - 16 * MIB, NULL,
+	  "-0x1000000" },
+	{ "kaslr.virt=-0x1000000", LDR_OK, 0, OPT_PLACE_AT, 0, (uint64_t)0 - 16 * MIB, NULL,
+	  "-0x1000000" },
+	{ "kaslr.phys=lowest kaslr.phys=random", LDR_OK, OPT_PLACE_RANDOM, 0, 0, 0, "random", NULL },
+	{ "kaslr.virt=above4g", LDR_E_OPT_VALUE, 0, 0, 0, 0, NULL, NULL },
+	{ "kaslr.phys=-2M", LDR_E_OPT_VALUE, 0, 0, 0, 0, NULL, NULL },
+	{ "kaslr.phys=top", LDR_E_OPT_VALUE, 0, 0, 0, 0, NULL, NULL },
+	{ "kaslr.phys=", LDR_E_OPT_VALUE, 0, 0, 0, 0, NULL, NULL },
+	{ "kaslr.phys", LDR_E_OPT_VALUE, 0, 0, 0, 0, NULL, NULL },
+	{ "kaslr.virt=-", LDR_E_OPT_VALUE, 0, 0, 0, 0, NULL, NULL },
+	{ "kaslr.phys=0x1ffffffffffffffff", LDR_E_OPT_VALUE, 0, 0, 0, 0, NULL, NULL },
+};
+
+TEST(test_place)
+{
+	for (size_t i = 0; i < sizeof(place_cases) / sizeof(place_cases[0]); i++) {
+		const struct place_case *c = &place_cases[i];
+		struct ldr_options o;
+		char buf[OPT_PLACE_TEXT_MAX];
+		enum ldr_err err;
+
+		options_defaults(&o);
+		err = options_parse_line(&o, c->text, strlen(c->text));
+		CHECK(err == c->want, "%s: err %d, want %d", c->text, err, c->want);
+		if (err != LDR_OK) {
+			CHECK(strncmp(o.bad, "kaslr.", 6) == 0, "%s: bad '%s'", c->text, o.bad);
+			continue;
+		}
+		CHECK_EQ_U64(o.phys.kind, c->pkind, "%s: phys kind", c->text);
+		CHECK_EQ_U64(o.phys.value, c->pval, "%s: phys value", c->text);
+		CHECK_EQ_U64(o.virt.kind, c->vkind, "%s: virt kind", c->text);
+		CHECK_EQ_U64(o.virt.value, c->vval, "%s: virt value", c->text);
+		if (c->ptext) {
+			options_place_text(&o.phys, buf, sizeof(buf));
+			CHECK(strcmp(buf, c->ptext) == 0, "%s: phys text '%s'", c->text, buf);
+		}
+		if (c->vtext) {
+			options_place_text(&o.virt, buf, sizeof(buf));
+			CHECK(strcmp(buf, c->vtext) == 0, "%s: virt text '%s'", c->text, buf);
+		}
+	}
+}
+
+/* The same keys in kaslr.conf; the load options win; under Secure Boot
+ * they follow the policy. */
+TEST(test_place_merge)
+{
+	static const char conf[] = "kaslr.phys 0x20000000 # comment\nkaslr.virt highest\n";
+	static const char line[] = "kaslr.phys=lowest";
+	struct ldr_options dst, src;
+	char buf[OPT_PLACE_TEXT_MAX];
+	uint32_t ign;
+
+	options_defaults(&src);
+	CHECK(options_parse_config(&src, conf, strlen(conf)) == LDR_OK, "conf parses");
+	CHECK_EQ_U64(src.phys.kind, OPT_PLACE_AT, "conf phys kind");
+	CHECK_EQ_U64(src.phys.value, 0x20000000, "conf phys value");
+	CHECK_EQ_U64(src.virt.kind, OPT_PLACE_HIGHEST, "conf virt kind");
+	options_defaults(&dst);
+	ign = options_merge(&dst, &src, 0, 0);
+	CHECK(ign == 0, "nothing ignored without Secure Boot");
+	options_defaults(&src);
+	CHECK(options_parse_line(&src, line, strlen(line)) == LDR_OK, "line parses");
+	options_merge(&dst, &src, 0, 0);
+	CHECK_EQ_U64(dst.phys.kind, OPT_PLACE_LOWEST, "load options win");
+	CHECK_EQ_U64(dst.virt.kind, OPT_PLACE_HIGHEST, "conf's virt kept");
+	options_place_text(&dst.phys, buf, 4);
+	CHECK(strcmp(buf, "low") == 0, "text truncated to its buffer: '%s'", buf);
+
+	/* Secure Boot: ignored unless allowed, each on its own bit */
+	options_defaults(&dst);
+	ign = options_merge(&dst, &src, 1, 0);
+	CHECK(ign == OPT_BIT(OPT_K_PHYS), "ignored under Secure Boot: 0x%x", (unsigned)ign);
+	CHECK_EQ_U64(dst.phys.kind, OPT_PLACE_RANDOM, "still random");
+	ign = options_merge(&dst, &src, 1, OPT_BIT(OPT_K_PHYS));
+	CHECK(ign == 0, "allowed by the policy");
+	CHECK_EQ_U64(dst.phys.kind, OPT_PLACE_LOWEST, "taken when allowed");
+	CHECK(options_key_rule(OPT_K_PHYS) == OPT_SB_IF_ALLOWED &&
+	      options_key_rule(OPT_K_VIRT) == OPT_SB_IF_ALLOWED, "rules");
+	CHECK(options_key_find("kaslr.virt", 10) == OPT_K_VIRT, "key found");
 }

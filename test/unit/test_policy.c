@@ -282,6 +282,7 @@ TEST(merge_table)
 			[OPT_K_MAXSIZE] = "kaslr.maxsize=64M",
 			[OPT_K_MODULE] = "module=\\EFI\\evil.bin",
 			[OPT_K_INITRD] = "initrd=\\EFI\\evil.img",
+			[OPT_K_PHYS] = "kaslr.phys=lowest", [OPT_K_VIRT] = "kaslr.virt=-16M",
 		};
 		const char *w = word[id];
 

@@ -671,3 +671,100 @@ TEST(test_place)
 		      err, r.calls);
 	}
 }
+
+/* ------------------------------------------------- forced placements */
+
+/* slot_index_of() and slot_first_from() against slot_at() on every table case */
+TEST(test_index_of)
+{
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct slot_params p = {
+			.image_size = cases[c].image_size, .align = cases[c].align,
+			.min_addr = cases[c].min, .max_addr = cases[c].max,
+			.avoid = cases[c].avoid, .navoid = cases[c].navoid,
+		};
+		uint64_t cnt = slot_count(cases[c].r, cases[c].n, &p), base, idx, prev = 0;
+		int ok = 1;
+
+		for (uint64_t i = 0; i < cnt && i < 4096 && ok; i++) {
+			if (slot_at(cases[c].r, cases[c].n, &p, i, &base) != LDR_OK)
+				ok = 0;
+			/* the slot itself, and from just above the previous one */
+			else if (slot_index_of(cases[c].r, cases[c].n, &p, base, &idx) != LDR_OK ||
+				 idx != i)
+				ok = 0;
+			else if (slot_first_from(cases[c].r, cases[c].n, &p,
+						 i ? prev + 1 : 0, &idx) != LDR_OK || idx != i)
+				ok = 0;
+			/* a base one byte off is never a slot (align >= 4 KiB) */
+			else if (base + 1 > base &&
+				 slot_index_of(cases[c].r, cases[c].n, &p, base + 1, &idx) !=
+					 LDR_E_NO_SLOT)
+				ok = 0;
+			prev = base;
+		}
+		CHECK(ok, "index_of: %s", cases[c].name);
+		if (cnt && cnt < UINT64_MAX)
+			CHECK(slot_first_from(cases[c].r, cases[c].n, &p, prev + 1, &idx) ==
+				      LDR_E_NO_SLOT || cnt > 4096,
+			      "nothing above the last slot: %s", cases[c].name);
+	}
+}
+
+/*
+ * Why an address is not a slot: a map with RAM at [1 MiB, 2 GiB) and
+ * [4 GiB, 6 GiB), firmware using [1 GiB, 1 GiB + 64 MiB) (RAM in the full
+ * map, absent from the free one), a keep-out range at 512 MiB.
+ */
+TEST(test_explain)
+{
+	static const struct mem_region e820[] = {
+		R(1 * MIB, 2 * GIB - 1 * MIB), RT(2 * GIB, 1 * GIB, E820_RESERVED),
+		R(4 * GIB, 2 * GIB),
+	};
+	static const struct mem_region free_r[] = {
+		R(1 * MIB, 1 * GIB - 1 * MIB), R(1 * GIB + 64 * MIB, 1 * GIB - 64 * MIB),
+		R(4 * GIB, 2 * GIB),
+	};
+	static const struct mem_region avoid[] = { R(512 * MIB, 4096) };
+	struct slot_params p = {
+		.image_size = 16 * MIB, .align = 2 * MIB, .min_addr = 16 * MIB, .max_addr = 0,
+		.avoid = avoid, .navoid = 1,
+	};
+	static const struct {
+		uint64_t base;
+		enum slot_why want;
+	} c[] = {
+		{ 16 * MIB, SLOT_WHY_OK },
+		{ 16 * MIB + 4096, SLOT_WHY_MISALIGNED },
+		{ 2 * MIB, SLOT_WHY_WINDOW },
+		{ 2 * GIB - 16 * MIB, SLOT_WHY_OK },
+		{ 2 * GIB - 14 * MIB, SLOT_WHY_NOT_RAM },  /* runs into the hole */
+		{ 3 * GIB, SLOT_WHY_NOT_RAM },             /* reserved */
+		{ 8 * GIB, SLOT_WHY_NOT_RAM },             /* past the end of RAM */
+		{ 1 * GIB, SLOT_WHY_NOT_FREE },            /* firmware's */
+		{ 1 * GIB + 50 * MIB, SLOT_WHY_NOT_FREE }, /* its last 14 MiB */
+		{ 1 * GIB + 64 * MIB, SLOT_WHY_OK },
+		{ 500 * MIB, SLOT_WHY_AVOIDED },
+		{ 4 * GIB, SLOT_WHY_OK },
+		{ 6 * GIB - 16 * MIB, SLOT_WHY_OK },
+		{ 0ULL - 2 * MIB, SLOT_WHY_WINDOW },       /* the image would wrap */
+	};
+	uint64_t idx, got = 0;
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+		CHECK(slot_explain(free_r, 3, e820, 3, &p, c[i].base) == c[i].want,
+		      "explain 0x%llx: got %d, want %d", (unsigned long long)c[i].base,
+		      (int)slot_explain(free_r, 3, e820, 3, &p, c[i].base), (int)c[i].want);
+	p.max_addr = 4 * GIB;
+	CHECK(slot_explain(free_r, 3, e820, 3, &p, 4 * GIB) == SLOT_WHY_WINDOW, "kaslr.max");
+	CHECK(slot_first_from(free_r, 3, &p, 4 * GIB, &idx) == LDR_E_NO_SLOT,
+	      "no slot above 4 GiB under kaslr.max=4G");
+	p.max_addr = 0;
+	CHECK(slot_first_from(free_r, 3, &p, 4 * GIB, &idx) == LDR_OK, "above 4 GiB");
+	CHECK(slot_index_of(free_r, 3, &p, 4 * GIB, &got) == LDR_OK &&
+	      got == idx, "the first slot above 4 GiB is at 4 GiB");
+	p.align = 3 * MIB;
+	CHECK(slot_explain(free_r, 3, e820, 3, &p, 16 * MIB) == SLOT_WHY_WINDOW, "bad params");
+	CHECK(slot_first_from(free_r, 3, &p, 0, &idx) == LDR_E_INVAL, "bad params: first_from");
+}

@@ -3,7 +3,8 @@
 #
 #   make install-hooks [DESTDIR=] [prefix=/usr] [sysconfdir=/etc]
 #       the unsigned loader image, kaslr-policy and kaslr-repack in
-#       $(prefix)/lib/kaslr-loader/, kaslr-loader-install and
+#       $(prefix)/lib/kaslr-loader/, kaslr-sweep in $(prefix)/bin/,
+#       kaslr-loader-install and
 #       kaslr-loader-update in $(prefix)/sbin/, the kernel-install plugin,
 #       the /etc/kernel/post{inst,rm}.d hooks, the /etc/initramfs/post-update.d
 #       hook, /etc/kaslr-loader/install.conf
@@ -22,7 +23,7 @@ KL_LIB      = $(prefix)/lib/kaslr-loader
 DEB_VERSION := $(shell sed -n 's/^\#define LDR_VERSION "\(.*\)"/\1/p' efi/bli.h)
 DEB_ROOT    := $(BUILD)/deb/root
 DEB_FILE    := $(BUILD)/deb/kaslr-loader_$(DEB_VERSION)_amd64.deb
-HOOK_FILES  := src/tools/kaslr-install.sh src/tools/kaslr-repack.sh \
+HOOK_FILES  := src/tools/kaslr-install.sh src/tools/kaslr-repack.sh src/tools/kaslr-sweep.sh \
                $(wildcard src/tools/hooks/*) src/tools/debian/install.conf README
 
 # the scripts name each other by their installed paths: follow prefix
@@ -36,6 +37,9 @@ install-hooks: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES)
 	install -D -m 0755 $(POLICY_TOOL) $(DESTDIR)$(KL_LIB)/kaslr-policy
 	install -D -m 0755 src/tools/kaslr-repack.sh $(DESTDIR)$(KL_LIB)/kaslr-repack
 	install -D -m 0755 src/tools/kaslr-install.sh $(DESTDIR)$(prefix)/sbin/kaslr-loader-install
+	mkdir -p $(DESTDIR)$(prefix)/bin
+	$(KL_PATHS) src/tools/kaslr-sweep.sh >$(DESTDIR)$(prefix)/bin/kaslr-sweep
+	chmod 0755 $(DESTDIR)$(prefix)/bin/kaslr-sweep
 	mkdir -p $(DESTDIR)$(prefix)/lib/kernel/install.d $(DESTDIR)$(sysconfdir)/kernel/postinst.d \
 	         $(DESTDIR)$(sysconfdir)/kernel/postrm.d $(DESTDIR)$(sysconfdir)/kaslr-loader \
 	         $(DESTDIR)$(sysconfdir)/initramfs/post-update.d

@@ -9,6 +9,6 @@ test/qemu/boot.sh --log "$LOG" --cpu max --timeout 90 "$(mkesp "$NAME" "$k")"
 rc=$?
 line=$(clean_log "$LOG" | grep -a '^example: ' | tail -n 1)
 [ "$rc" = 33 ] || fail "qemu exit status $rc, want 33; the example said '$line'"
-printf '%s\n' "$line" | grep -Eq '^example: hello from 0xffffffff[0-9a-f]{8}, protocol version 2, [0-9]+ MiB usable, 0 modules, cmdline ""$' ||
+printf '%s\n' "$line" | grep -Eq '^example: hello from 0xffffffff[0-9a-f]{8}, protocol version 3, [0-9]+ MiB usable, 0 modules, cmdline ""$' ||
 	fail "the example said '$line'"
 ok "$line"

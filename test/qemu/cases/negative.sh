@@ -2,7 +2,8 @@
 # UEFI shell runs the loader from startup.nsh once per bad kernel
 # (test/corpus/NEGATIVE_BOOTS plus a missing file), then once per message a
 # newcomer meets (kaslr.conf written key=value, kaslr.conf with a UTF-8 BOM,
-# a kernel argument without "--", a short hex value), and prints the status
+# a kernel argument without "--", a short hex value; kaslr.phys= misaligned,
+# outside RAM and on memory firmware uses), and prints the status
 # each run returned.  Each run must print exactly one error line - the
 # message for its own cause, word for word where a newcomer reads it - and
 # return an EFI error; the shell must go on to the next, and no payload may
@@ -20,6 +21,8 @@ mcopy -i "$img" "$WORK/$NAME.conf-equals" ::/EFI/conf/kaslr.conf
 mcopy -i "$img" "$LOADER" ::/EFI/bom/loader.efi
 printf '\357\273\277kernel \\bad\\none.elf\n' >"$WORK/$NAME.conf-bom"
 mcopy -i "$img" "$WORK/$NAME.conf-bom" ::/EFI/bom/kaslr.conf
+# a good kernel for the forced placements the loader must refuse
+mcopy -i "$img" "$P/kernel-pie.elf" ::/bad/good.elf
 
 names=$(grep -v '^#' test/corpus/NEGATIVE_BOOTS)
 # name|shell command line|the exact text its error line must hold
@@ -28,6 +31,9 @@ messages=(
 	'conf-bom|fs0:\EFI\bom\loader.efi|kaslr-loader: error: kernel \bad\none.elf: no such file on the loader'\''s volume'
 	'no-dashes|fs0:\EFI\kaslr\loader.efi kernel=\bad\k1 console=ttyS0|kaslr-loader: error: load options: '\''console'\'': unknown loader option; the kernel'\''s own arguments go after "--" (kernel=FILE -- console=ttyS0)'
 	'short-hex|fs0:\EFI\kaslr\loader.efi sha256=12ab|kaslr-loader: error: load options: '\''sha256'\'': bad value: expected exactly 64 hex digits (32 bytes)'
+	'phys-misaligned|fs0:\EFI\kaslr\loader.efi kernel=\bad\good.elf kaslr.phys=0x20001000|kaslr-loader: error: kaslr.phys=0x20001000: not a usable slot: not a multiple of the kernel'\''s alignment 0x200000'
+	'phys-not-ram|fs0:\EFI\kaslr\loader.efi kernel=\bad\good.elf kaslr.phys=8G|kaslr-loader: error: kaslr.phys=0x200000000: not a usable slot: not all RAM at [0x200000000, 0x'
+	'phys-firmware|fs0:\EFI\kaslr\loader.efi kernel=\bad\good.elf kaslr.phys=0x7f800000|kaslr-loader: error: kaslr.phys=0x7f800000: not a usable slot: overlaps memory firmware or the loader is using at [0x7F800000, 0x'
 )
 {
 	i=0

@@ -34,7 +34,7 @@ recs=$(clean_log "$LOG" | grep '^payload-tpm: pcr=9 ')
 	fail "second PCR 9 record is not the module's: '$recs'"
 
 # the settings text: every key with its effective value (README)
-settings=$'kaslr-loader settings 1\nverbose=0\nnokaslr=0\nkernel=\nkaslr.seed=none\nsha256=none\nkaslr.min=0x1000000\nkaslr.max=0x0\nkaslr.maxsize=0x20000000\nmodule=m1.bin,tpm-module\n'
+settings=$'kaslr-loader settings 1\nverbose=0\nnokaslr=0\nkernel=\nkaslr.seed=none\nsha256=none\nkaslr.min=0x1000000\nkaslr.max=0x0\nkaslr.maxsize=0x20000000\nmodule=m1.bin,tpm-module\nkaslr.phys=random\nkaslr.virt=random\n'
 s_sha=$(printf '%s' "$settings" | h)
 rec=$(clean_log "$LOG" | grep '^payload-tpm: pcr=5 .* tag=0x4b4c5354 ')
 [ "$rec" = "payload-tpm: pcr=5 type=0x6 sha256=$s_sha tag=0x4b4c5354 desc=$(printf '%s' "$settings" | tr '\n' '?')" ] ||
