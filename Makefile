@@ -138,10 +138,28 @@ $(BUILD)/loader.so: $(EFI_OBJ) $(EFI_LIBEFI) loader.lds
 	$(LD) $(EFI_LDFLAGS) $(EFI_CRT0) $(EFI_OBJ) $(EFI_LIBEFI) -L$(EFI_LIB) -lgnuefi \
 	      $(DECOMP_A) $(LIBGCC) -o $@
 
-$(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
+# SBAT: efi/sbat.csv.in (the loader's generation), plus a distribution's
+# line when SBAT_DISTRO="kaslr-loader.NAME,GEN,Vendor,package,version,URL"
+# is given; rewritten only when its text changes
+SBAT_VERSION := $(shell sed -n 's/^\#define LDR_VERSION "\(.*\)"/\1/p' efi/bli.h)
+SBAT_CSV := $(BUILD)/sbat.csv
+$(SBAT_CSV): efi/sbat.csv.in efi/bli.h FORCE
+	@mkdir -p $(@D)
+	@{ sed -e '/^#/d' -e 's/@VERSION@/$(SBAT_VERSION)/' $<; \
+	   [ -z '$(SBAT_DISTRO)' ] || printf '%s\n' '$(SBAT_DISTRO)'; } >$@.tmp
+	@awk -F, 'NF != 6 || $$2 !~ /^[1-9][0-9]*$$/ {print "sbat: line " NR " wants 6 fields, a generation >= 1: " $$0; e = 1} END {exit e}' $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
+
+# .sbat goes in as the last section, at the page after the image's end
+$(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so $(SBAT_CSV)
 	$(OBJCOPY) -j .text -j .reloc -j .data -j .kpolicy -j .dynamic -j .rela -j .dynsym \
-	   -j .dynstr --target=efi-app-x86_64 --subsystem=10 $< $@
-	@test/check-image.sh $< $@
+	   -j .dynstr --target=efi-app-x86_64 --subsystem=10 $< $@.nosbat
+	$(OBJCOPY) --add-section .sbat=$(SBAT_CSV) --set-section-flags .sbat=data,readonly \
+	   --change-section-address .sbat=0x$$(objdump -p $@.nosbat | awk '$$1 == "SizeOfImage" {print $$2}') \
+	   $@.nosbat $@
+	@rm -f $@.nosbat
+	@test/check-image.sh $< $@ $(SBAT_CSV)
 
 # ---------------------------------------------------------------- host tool
 # build/tools/kaslr-policy (src/tools/kaslr-policy.c): writes the embedded
@@ -168,7 +186,7 @@ $(POLICY_TOOL): $(TOOL_OBJ)
 .SECONDARY:
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
-.PHONY: all deps unit run esp test clean loader payloads install corpus-tools lint example
+.PHONY: all deps unit run esp test clean loader payloads install corpus-tools lint example FORCE
 all: $(BUILD)/BOOTX64.EFI payloads example $(POLICY_TOOL)
 loader: $(BUILD)/BOOTX64.EFI
 
