@@ -12,7 +12,7 @@ BUILD   := build
 DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf qemu-system-x86 mtools dosfstools \
             systemd-boot-efi sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck \
-            swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs
+            swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs shim-unsigned
 
 WARN := -Wall -Wextra -Werror
 
@@ -235,8 +235,11 @@ $(ESP_IMG): $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT) test/qemu/mkesp.sh
 # systemd-boot entry when the ESP has loader/entries/.  An existing file at
 # INSTALL_PATH that is not kaslr-loader is refused unless FORCE=1 (which
 # keeps a backup).  KERNEL= is required; TEST_KERNEL=1 installs the test
-# kernel instead.  CONF=file is installed as kaslr.conf.
-INSTALL_PATH ?= EFI/BOOT/BOOTX64.EFI
+# kernel instead.  CONF=file is installed as kaslr.conf.  SHIM=shimx64.efi
+# installs shim at INSTALL_PATH and the loader beside it as grubx64.efi
+# (default: EFI/kaslr-loader/shimx64.efi and a Boot#### entry on the
+# running system's ESP, else EFI/BOOT/BOOTX64.EFI).
+INSTALL_PATH ?= $(if $(SHIM),,EFI/BOOT/BOOTX64.EFI)
 ifeq ($(TEST_KERNEL),1)
 KERNEL ?= $(PAYLOAD_DEFAULT)
 endif
@@ -251,8 +254,10 @@ install: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(if $(filter 1,$(TEST_KERNEL)),$(P
 	 [ -n "$(SIGN_KEY)$(SIGN_CERT)" ] && set -- "$$@" --sign-key "$(SIGN_KEY)" --sign-cert "$(SIGN_CERT)"; \
 	 [ -n "$(CONF)" ] && set -- "$$@" --conf "$(CONF)"; \
 	 [ "$(FORCE)" = 1 ] && set -- "$$@" --force; \
+	 [ -n "$(SHIM)" ] && set -- "$$@" --shim "$(SHIM)"; \
+	 [ -n "$(INSTALL_PATH)" ] && set -- "$$@" --install-path "$(INSTALL_PATH)"; \
 	 src/tools/kaslr-install.sh --esp "$(ESP)" --loader $(BUILD)/BOOTX64.EFI --tool $(POLICY_TOOL) \
-	   $(if $(filter 1,$(REPACK)),--repack src/tools/kaslr-repack.sh) --install-path "$(INSTALL_PATH)" --kernel "$(KERNEL)" \
+	   $(if $(filter 1,$(REPACK)),--repack src/tools/kaslr-repack.sh) --kernel "$(KERNEL)" \
 	   --entry "$(if $(ENTRY),$(ENTRY),auto)" "$$@"
 
 run: deps

@@ -8,6 +8,7 @@
 #       --kernel FILE [--initrd FILE]... [--cmdline TEXT] [--allow KEY]...
 #       [--install-path EFI/BOOT/BOOTX64.EFI] [--sign-key KEY --sign-cert CERT]
 #       [--conf FILE] [--repack kaslr-repack.sh] [--entry auto|yes|no] [--force]
+#       [--shim SHIM.efi]
 #
 # Safe by default:
 #   - an existing file at the install path that is not kaslr-loader (e.g.
@@ -21,13 +22,82 @@
 #     file, which is pointed at the new kernel;
 #   - with systemd-boot on the ESP (loader/entries/) the entry
 #     loader/entries/kaslr-loader.conf is written (README, Secure Boot and TPM).
+#   - with --shim, shim goes to the install path and the loader beside it as
+#     grubx64.efi, the name shim starts (mmx64.efi too when it lies beside
+#     SHIM); the default install path is then EFI/kaslr-loader/shimx64.efi
+#     with a Boot#### entry (efibootmgr) when the ESP is the running
+#     system's, else the fallback path EFI/BOOT/BOOTX64.EFI, no entry.
 # Every file written is named on stdout.
 set -u
 me=kaslr-install
 die() { echo "$me: $*" >&2; exit 1; }
 
-esp='' loader='' tool='' kernel='' cmdline='' have_cmdline=0 path=EFI/BOOT/BOOTX64.EFI
-key='' cert='' conf='' repack='' entry=auto force=0
+# ---- shim (--shim): shim at the install path, the loader as its grubx64.efi
+# the running system's ESP: EFI booted, ESP a mount point of a partition
+# whose type is the EFI system partition's
+shim_live_esp() {
+	local src
+	[ -d /sys/firmware/efi ] && mountpoint -q "$esp" 2>/dev/null || return 1
+	src=$(findmnt -n -o SOURCE --target "$esp" 2>/dev/null) || return 1
+	[ "$(lsblk -n -o PARTTYPE "$src" 2>/dev/null)" = c12a7328-f81f-11d2-ba4b-00a0c93ec93b ]
+}
+shim_default_path() {
+	[ -n "$path" ] && return
+	if [ -n "$shim" ] && shim_live_esp; then
+		path=EFI/kaslr-loader/shimx64.efi
+	else
+		path=EFI/BOOT/BOOTX64.EFI
+	fi
+}
+# the loader goes beside shim as grubx64.efi; shim's own file must be shim
+# or kaslr-loader (an earlier install without shim) unless --force
+shim_paths() {
+	[ -f "$shim" ] || die "shim $shim: no such file"
+	shim_dest=$dest
+	dest=$dir/grubx64.efi
+	if [ -e "$shim_dest" ] && ! shim_is_shim "$shim_dest" && ! "$tool" show "$shim_dest" >/dev/null 2>&1; then
+		[ "$force" = 1 ] ||
+			die "refusing to replace $shim_dest: it is neither shim nor kaslr-loader; install elsewhere (INSTALL_PATH=EFI/kaslr-loader/shimx64.efi) or force it (FORCE=1 keeps a backup)"
+		cp "$shim_dest" "$shim_dest.kaslr-backup" || die "cannot back up $shim_dest"
+		echo "$me: kept the previous $path as $shim_dest.kaslr-backup"
+	fi
+}
+# shim's .sbat names the component shim
+shim_is_shim() {
+	objcopy --dump-section .sbat=/dev/stdout "$1" 2>/dev/null | grep -q '^shim,'
+}
+# shim and MokManager (mmx64.efi[.signed] beside SHIM) into the install directory
+shim_install() {
+	local mm
+	{ cp "$shim" "$shim_dest.new" && mv "$shim_dest.new" "$shim_dest"; } || die "cannot write $shim_dest"
+	echo "$me: shim    $shim -> $shim_dest (starts $dest)"
+	for mm in "$(dirname "$shim")/mmx64.efi.signed" "$(dirname "$shim")/mmx64.efi"; do
+		[ -f "$mm" ] || continue
+		cp "$mm" "$dir/mmx64.efi" || die "cannot write $dir/mmx64.efi"
+		echo "$me: shim    $mm -> $dir/mmx64.efi"
+		break
+	done
+	shim_live_esp && shim_boot_entry
+	return 0
+}
+# a Boot#### entry for shim on the running system (once: by its label)
+shim_boot_entry() {
+	local src disk part loader_path
+	command -v efibootmgr >/dev/null || { echo "$me: warning: efibootmgr missing: no Boot#### entry for $path"; return 0; }
+	efibootmgr 2>/dev/null | grep -q '^Boot[0-9A-F]\{4\}\*\{0,1\} kaslr-loader\b' &&
+		{ echo "$me: entry   Boot#### kaslr-loader exists"; return 0; }
+	src=$(findmnt -n -o SOURCE --target "$esp")
+	disk=/dev/$(lsblk -n -o PKNAME "$src" | head -n 1)
+	part=$(lsblk -n -o PARTN "$src" 2>/dev/null | head -n 1)
+	[ -n "$part" ] || part=$(cat "/sys/class/block/$(basename "$src")/partition" 2>/dev/null)
+	loader_path=\\$(printf '%s' "$path" | sed 's|/|\\|g')
+	efibootmgr --create --disk "$disk" --part "$part" --label kaslr-loader --loader "$loader_path" >/dev/null ||
+		{ echo "$me: warning: efibootmgr could not add a Boot#### entry for $path"; return 0; }
+	echo "$me: entry   Boot#### kaslr-loader -> $loader_path on $disk partition $part"
+}
+
+esp='' loader='' tool='' kernel='' cmdline='' have_cmdline=0 path=''
+key='' cert='' conf='' repack='' entry=auto force=0 shim=''
 initrds=() allows=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -48,6 +118,7 @@ while [ $# -gt 0 ]; do
 	--conf) conf=$2 ;;
 	--repack) repack=$2 ;;
 	--entry) entry=$2 ;;
+	--shim) shim=$2 ;;
 	*) die "unknown argument $1" ;;
 	esac
 	shift 2
@@ -64,12 +135,15 @@ if [ -n "$key" ]; then
 	command -v sbsign >/dev/null || die "sbsign missing (Debian package sbsigntool)"
 	for f in "$key" "$cert"; do [ -r "$f" ] || die "cannot read $f"; done
 fi
+shim_default_path
 case $path in /* | *..*) die "install path $path: give it relative to the ESP, e.g. EFI/kaslr/kaslr-loader.efi" ;; esac
 case $entry in auto | yes | no) ;; *) die "--entry auto|yes|no" ;; esac
 
 dest=$esp/$path
 reldir=$(dirname "$path")
 dir=$esp/$reldir
+shim_dest=''
+[ -n "$shim" ] && shim_paths
 # the ESP path of a file in the install directory, as the policy pins it
 esp_path() { printf '/%s/%s' "$reldir" "$1" | sed 's|^/\./|/|; s|//*|/|g'; }
 
@@ -122,6 +196,7 @@ else
 fi
 { cp "$img" "$dest.new" && mv "$dest.new" "$dest"; } || die "cannot write $dest"
 echo "$me: loader  $dest ($how)"
+[ -n "$shim" ] && shim_install
 "$tool" show "$dest" | sed "s/^/$me: policy  /"
 
 # 4. kaslr.conf beside the loader
