@@ -238,7 +238,8 @@ $(ESP_IMG): $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT) test/qemu/mkesp.sh
 # kernel instead.  CONF=file is installed as kaslr.conf.  SHIM=shimx64.efi
 # installs shim at INSTALL_PATH and the loader beside it as grubx64.efi
 # (default: EFI/kaslr-loader/shimx64.efi and a Boot#### entry on the
-# running system's ESP, else EFI/BOOT/BOOTX64.EFI).
+# running system's ESP, else EFI/BOOT/BOOTX64.EFI).  TRUST=shim: a kernel
+# boots if its pin matches or shim verifies it (README, Through shim).
 INSTALL_PATH ?= $(if $(SHIM),,EFI/BOOT/BOOTX64.EFI)
 ifeq ($(TEST_KERNEL),1)
 KERNEL ?= $(PAYLOAD_DEFAULT)
@@ -255,6 +256,7 @@ install: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(if $(filter 1,$(TEST_KERNEL)),$(P
 	 [ -n "$(CONF)" ] && set -- "$$@" --conf "$(CONF)"; \
 	 [ "$(FORCE)" = 1 ] && set -- "$$@" --force; \
 	 [ -n "$(SHIM)" ] && set -- "$$@" --shim "$(SHIM)"; \
+	 [ -n "$(TRUST)" ] && set -- "$$@" --trust "$(TRUST)"; \
 	 [ -n "$(INSTALL_PATH)" ] && set -- "$$@" --install-path "$(INSTALL_PATH)"; \
 	 src/tools/kaslr-install.sh --esp "$(ESP)" --loader $(BUILD)/BOOTX64.EFI --tool $(POLICY_TOOL) \
 	   $(if $(filter 1,$(REPACK)),--repack src/tools/kaslr-repack.sh) --kernel "$(KERNEL)" \

@@ -8,7 +8,7 @@
 #       --kernel FILE [--initrd FILE]... [--cmdline TEXT] [--allow KEY]...
 #       [--install-path EFI/BOOT/BOOTX64.EFI] [--sign-key KEY --sign-cert CERT]
 #       [--conf FILE] [--repack kaslr-repack.sh] [--entry auto|yes|no] [--force]
-#       [--shim SHIM.efi]
+#       [--shim SHIM.efi] [--trust pins|shim]
 #
 # Safe by default:
 #   - an existing file at the install path that is not kaslr-loader (e.g.
@@ -27,6 +27,9 @@
 #     SHIM); the default install path is then EFI/kaslr-loader/shimx64.efi
 #     with a Boot#### entry (efibootmgr) when the ESP is the running
 #     system's, else the fallback path EFI/BOOT/BOOTX64.EFI, no entry.
+#   - --trust shim writes a policy under which a kernel boots if its pin
+#     matches or shim verifies its signature, and kaslr.conf may name the
+#     kernel and initrds (README, Through shim); the default is pins only.
 # Every file written is named on stdout.
 set -u
 me=kaslr-install
@@ -97,7 +100,7 @@ shim_boot_entry() {
 }
 
 esp='' loader='' tool='' kernel='' cmdline='' have_cmdline=0 path=''
-key='' cert='' conf='' repack='' entry=auto force=0 shim=''
+key='' cert='' conf='' repack='' entry=auto force=0 shim='' trust=pins
 initrds=() allows=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -119,6 +122,7 @@ while [ $# -gt 0 ]; do
 	--repack) repack=$2 ;;
 	--entry) entry=$2 ;;
 	--shim) shim=$2 ;;
+	--trust) trust=$2 ;;
 	*) die "unknown argument $1" ;;
 	esac
 	shift 2
@@ -138,6 +142,7 @@ fi
 shim_default_path
 case $path in /* | *..*) die "install path $path: give it relative to the ESP, e.g. EFI/kaslr/kaslr-loader.efi" ;; esac
 case $entry in auto | yes | no) ;; *) die "--entry auto|yes|no" ;; esac
+case $trust in pins | shim) ;; *) die "--trust pins|shim" ;; esac
 
 dest=$esp/$path
 reldir=$(dirname "$path")
@@ -181,6 +186,7 @@ for f in "${initrds[@]}"; do
 done
 [ "$have_cmdline" = 1 ] && pol+=(--cmdline "$cmdline")
 for a in "${allows[@]}"; do pol+=(--allow "$a"); done
+pol+=(--trust "$trust")
 
 # 3. the policy into the unsigned image, then the signature over both
 "$tool" write --loader "$loader" --out "$tmp/loader.efi" "${pol[@]}" || die "writing the policy failed"
