@@ -10,7 +10,7 @@ BUILD   := build
 
 # Debian packages every tier needs; `make deps` installs the missing ones.
 DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf qemu-system-x86 mtools dosfstools \
-            systemd-boot-efi sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
+            systemd-boot-efi systemd sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck \
             swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs shim-unsigned
 
@@ -186,7 +186,7 @@ $(POLICY_TOOL): $(TOOL_OBJ)
 .SECONDARY:
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
-.PHONY: all deps unit run esp test clean loader payloads install corpus-tools lint example FORCE
+.PHONY: all deps unit run esp test clean loader payloads install uninstall corpus-tools lint example FORCE
 all: $(BUILD)/BOOTX64.EFI payloads example $(POLICY_TOOL)
 loader: $(BUILD)/BOOTX64.EFI
 
@@ -235,11 +235,14 @@ $(ESP_IMG): $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT) test/qemu/mkesp.sh
 # systemd-boot entry when the ESP has loader/entries/.  An existing file at
 # INSTALL_PATH that is not kaslr-loader is refused unless FORCE=1 (which
 # keeps a backup).  KERNEL= is required; TEST_KERNEL=1 installs the test
-# kernel instead.  CONF=file is installed as kaslr.conf.  SHIM=shimx64.efi
-# installs shim at INSTALL_PATH and the loader beside it as grubx64.efi
-# (default: EFI/kaslr-loader/shimx64.efi and a Boot#### entry on the
-# running system's ESP, else EFI/BOOT/BOOTX64.EFI).  TRUST=shim: a kernel
-# boots if its pin matches or shim verifies it (README, Through shim).
+# kernel instead.  CONF=file is installed as kaslr.conf.  The policy pins
+# private copies of the files, the ESP's bytes are checked against them
+# before signing, and EFI/kaslr-loader.manifest lists what was written.
+# SHIM=shimx64.efi installs shim at INSTALL_PATH and the loader beside it
+# as grubx64.efi (default: EFI/kaslr-loader/shimx64.efi and a Boot####
+# entry on the running system's ESP, else EFI/BOOT/BOOTX64.EFI).
+# TRUST=shim: a kernel boots if its pin matches or shim verifies it
+# (README, Through shim).
 INSTALL_PATH ?= $(if $(SHIM),,EFI/BOOT/BOOTX64.EFI)
 ifeq ($(TEST_KERNEL),1)
 KERNEL ?= $(PAYLOAD_DEFAULT)
@@ -261,6 +264,15 @@ install: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(if $(filter 1,$(TEST_KERNEL)),$(P
 	 src/tools/kaslr-install.sh --esp "$(ESP)" --loader $(BUILD)/BOOTX64.EFI --tool $(POLICY_TOOL) \
 	   $(if $(filter 1,$(REPACK)),--repack src/tools/kaslr-repack.sh) --kernel "$(KERNEL)" \
 	   --entry "$(if $(ENTRY),$(ENTRY),auto)" "$$@"
+
+# make uninstall ESP=DIR [INSTALL_PATH=...]: takes away what make install
+# (or the kernel hooks) wrote on that ESP, as listed in its manifest
+# EFI/kaslr-loader.manifest, and puts back a file it had replaced (FORCE=1's
+# backup); with INSTALL_PATH= only if the loader is installed there
+uninstall:
+	@[ -n "$(ESP)" ] || { echo "make uninstall: give ESP=DIR, the mounted EFI system partition" >&2; exit 1; }
+	@src/tools/kaslr-install.sh --uninstall --esp "$(ESP)" \
+	   $(if $(filter-out file default,$(origin INSTALL_PATH)),--install-path "$(INSTALL_PATH)")
 
 run: deps
 	@$(MAKE) --no-print-directory all $(ESP_IMG)

@@ -3,14 +3,18 @@
 # of this test's own (never the real system), then its kernel hooks run
 # against a temporary ESP with the files of the Debian kernel package that
 # test/linux/fetch.sh downloads (build/linux/pkg/boot/vmlinuz-*): install,
-# a second version through the kernel-install plugin, removals, and finally
-# the package purged, leaving nothing behind.
+# a second version through the kernel-install plugin, the same update seen
+# by several hooks done once, the loader's own trouble (no sbsign, no key,
+# a copy that fails) never failing a hook nor kernel-install's next plugin,
+# removals, the package removed (the ESP as it was before) and purged,
+# leaving nothing behind.
 # One "ok NAME" / "FAIL NAME: why" line per check; the last line is
 # "deb: N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
+SDBOOT_PLUGIN=/usr/lib/kernel/install.d/90-loaderentry.install
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . test/tally.sh
@@ -25,13 +29,24 @@ deb=$(find "$B/deb" -maxdepth 1 -name 'kaslr-loader_*_amd64.deb' | head -n 1)
 ok make-deb
 if dpkg-deb -f "$deb" Package Version Architecture Depends | grep -q '^Package: kaslr-loader$'; then ok control
 else bad control "$(dpkg-deb -f "$deb" 2>&1 | head -n 3)"; fi
+# Depends: what every configuration needs (the C library of kaslr-policy,
+# bash); sbsigntool, which a SIGN_KEY needs, recommended; what REPACK=1
+# needs suggested.  apt resolves it from the file, as README says.
+dep=$(dpkg-deb -f "$deb" Depends) rec=$(dpkg-deb -f "$deb" Recommends) sug=$(dpkg-deb -f "$deb" Suggests)
+if [[ $dep == *libc6* && $dep == *bash* && $dep != *binutils* && $dep != *xz-utils* && $dep != *sbsigntool* &&
+      $rec == *sbsigntool* && $sug == *binutils* && $sug == *xz-utils* ]]; then ok control-relations
+else bad control-relations "Depends: $dep; Recommends: $rec; Suggests: $sug"; fi
+if apt-get -s install "./$deb" >"$T/apt.log" 2>&1 && grep -q '^Inst kaslr-loader ' "$T/apt.log"; then ok apt-install
+else bad apt-install "$(tail -n 3 "$T/apt.log")"; fi
 
 # a root of our own: an empty dpkg database; no package there provides the
-# dependencies (bash, binutils, ...), which the host has: --force-depends
+# dependencies (bash, libc6), which the host has: --force-depends; the
+# maintainer scripts run on the host with DPKG_ROOT set (no shell in $R)
 R=$T/root
 mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates" "$R/var/lib/dpkg/triggers"
 : >"$R/var/lib/dpkg/status"; : >"$R/var/lib/dpkg/available"
-if dpkg --root="$R" --force-depends -i "$deb" >"$T/dpkg-i.log" 2>&1 &&
+DPKG=(dpkg --root="$R" --force-depends --force-script-chrootless)
+if "${DPKG[@]}" -i "$deb" >"$T/dpkg-i.log" 2>&1 &&
    dpkg --root="$R" -s kaslr-loader 2>/dev/null | grep -q '^Status: install ok installed'; then ok dpkg-install
 else bad dpkg-install "$(tail -n 3 "$T/dpkg-i.log")"; finish; fi
 missing=0
@@ -53,16 +68,19 @@ printf 'initrd of %s\n' "$V" >"$BOOT/initrd.img-$V"
 export KASLR_LOADER_CONF=$T/install.conf KASLR_LOADER_LIB=$R/usr/lib/kaslr-loader \
 	KASLR_LOADER_INSTALL=$R/usr/sbin/kaslr-loader-install \
 	KASLR_LOADER_UPDATE=$R/usr/sbin/kaslr-loader-update KASLR_LOADER_BOOT=$BOOT \
-	KASLR_LOADER_SDBOOT_HOOK=$T/no-systemd-boot-hook
+	KASLR_LOADER_STATE=$R/var/lib/kaslr-loader
 POSTINST=$R/etc/kernel/postinst.d/zz-kaslr-loader
 POSTRM=$R/etc/kernel/postrm.d/zz-kaslr-loader
-PLUGIN=$R/usr/lib/kernel/install.d/90-kaslr-loader.install
+POSTUPDATE=$R/etc/initramfs/post-update.d/kaslr-loader
+PLUGIN=$(find "$R/usr/lib/kernel/install.d" -name '*kaslr-loader.install' | head -n 1)
 TOOL=$KASLR_LOADER_LIB/kaslr-policy
 
 # 1. the package as installed (no ESP= configured): the hooks leave the ESP alone
 E=$T/esp
 mkdir -p "$E/EFI/BOOT" "$E/loader/entries"
 cp "$SDBOOT" "$E/EFI/BOOT/BOOTX64.EFI"
+snap() { (cd "$1" && find . -printf '%y %p\n' | sort && find . -type f -exec sha256sum {} + | sort -k 2); }
+snap "$E" >"$T/esp0.snap"
 cp "$R/etc/kaslr-loader/install.conf" "$KASLR_LOADER_CONF"
 if "$POSTINST" "$V" "$BOOT/vmlinuz-$V" >"$T/h0.log" 2>&1 && grep -q 'ESP= is not set' "$T/h0.log" &&
    [ "$(find "$E" -type f | wc -l)" = 1 ]; then ok unconfigured
@@ -118,28 +136,114 @@ if "$PLUGIN" add "$V2" "$T/entry-dir" "$BOOT/vmlinuz-$V2" "$BOOT/initrd.img-$V2"
 	ok plugin-add
 else bad plugin-add "$(tail -n 3 "$T/h2.log"; pins | tr '\n' ' ')"; fi
 
+# 3b. one kernel update reaches kaslr-loader-update from several hooks
+# (with systemd-boot: initramfs-tools' post-update.d and postinst.d both
+# run kernel-install): the same inputs onto the ESP the last run left is
+# done once, the loader not written again
+cp "$L" "$T/loader-v2.efi"
+if "$POSTINST" "$V2" "$BOOT/vmlinuz-$V2" >"$T/h2b.log" 2>&1 && grep -q 'nothing to do' "$T/h2b.log" &&
+   [ "$(wc -l <"$T/h2b.log")" = 1 ] && [ "$L" -ot "$T/h2b.log" ] && cmp -s "$L" "$T/loader-v2.efi"; then ok once-per-update
+else bad once-per-update "$(head -n 3 "$T/h2b.log")"; fi
+
+# an older version (update-initramfs -k all through systemd-boot's hook
+# reaches kernel-install for each) does not displace the newest
+if "$PLUGIN" add "$V" "$T/entry-dir" "$BOOT/vmlinuz-$V" "$BOOT/initrd.img-$V" >"$T/h2c.log" 2>&1 &&
+   grep -q 'older than' "$T/h2c.log" && cmp -s "$L" "$T/loader-v2.efi" && [ ! -e "$D/vmlinuz-$V" ]; then ok older-left-out
+else bad older-left-out "$(cat "$T/h2c.log")"; fi
+
+# 3c. the loader's own trouble never fails a hook: with SIGN_KEY set and no
+# sbsign on PATH, a key that cannot be read, a copy to the ESP that fails:
+# status 0, one line saying what was skipped and how to fix it, V2 still
+# pinned with its files, nothing of V3 on the ESP.  Through kernel-install
+# (its plugins in the order of their names, stopping at the first that
+# fails) systemd-boot's entry plugin still runs.
+V3=${V}-third
+cp "$vmlinuz" "$BOOT/vmlinuz-$V3"; printf 'initrd of %s\n' "$V3" >"$BOOT/initrd.img-$V3"
+NOSB=$T/nosb; mkdir "$NOSB"
+for f in /usr/local/bin/* /usr/local/sbin/* /usr/bin/* /usr/sbin/*; do
+	b=${f##*/}
+	case $b in sbsign | sbverify) continue ;; esac
+	[ -e "$NOSB/$b" ] || ln -s "$f" "$NOSB/$b"
+done
+# systemd's kernel-install with its own entry plugin and ours, in the
+# order kernel-install gives its plugins (file names, sort -V), writing
+# systemd-boot's entry into a boot root of this test's own
+KI_ROOT=$T/sdboot-root MID=0123456789abcdef0123456789abcdef
+{ command -v kernel-install && [ -x "$SDBOOT_PLUGIN" ]; } >/dev/null ||
+	bad kernel-install "kernel-install or $SDBOOT_PLUGIN missing (Debian package systemd: make deps)"
+mkdir -p "$KI_ROOT/loader/entries" "$KI_ROOT/$MID"
+ki_plugins=$(for p in "$SDBOOT_PLUGIN" "$PLUGIN"; do echo "${p##*/} $p"; done | sort -V | cut -d' ' -f2 | tr '\n' ' ')
+kernel_install() {
+	MACHINE_ID=$MID BOOT_ROOT=$KI_ROOT KERNEL_INSTALL_PLUGINS=$ki_plugins kernel-install "$@" 2>&1 |
+		grep -v '^$' # kernel-install's own blank lines
+	return "${PIPESTATUS[0]}"
+}
+still_v2() {
+	pins | grep -q "^kernel .*vmlinuz-$V2 $(sha "$BOOT/vmlinuz-$V2")$" && cmp -s "$L" "$T/loader-v2.efi" &&
+		[ -f "$D/vmlinuz-$V2" ] && [ -f "$D/initrd.img-$V2" ] && [ -z "$(find "$E" -name "*$V3*" -o -name '*.kaslr-new')" ]
+}
+trouble() { # NAME WANT LOG: status 0 (checked by the caller), one line matching WANT, V2 kept
+	if [ "$(wc -l <"$3")" = 1 ] && grep -q "$2" "$3" && grep -q "kaslr-loader-update add $V3" "$3" && still_v2; then ok "$1"
+	else bad "$1" "$(head -n 3 "$3" | tr '\n' ' '; pins | tr '\n' ' ')"; fi
+}
+if PATH=$NOSB "$POSTINST" "$V3" "$BOOT/vmlinuz-$V3" >"$T/h3a.log" 2>&1; then trouble no-sbsign-postinst 'sbsigntool' "$T/h3a.log"
+else bad no-sbsign-postinst "status $?: $(cat "$T/h3a.log")"; fi
+if PATH=$NOSB kernel_install add "$V3" "$BOOT/vmlinuz-$V3" "$BOOT/initrd.img-$V3" >"$T/h3b.log" 2>&1; then
+	trouble no-sbsign-kernel-install 'sbsigntool' "$T/h3b.log"
+else bad no-sbsign-kernel-install "kernel-install failed (status $?): $(cat "$T/h3b.log")"; fi
+if [ -f "$KI_ROOT/loader/entries/$MID-$V3.conf" ]; then ok sdboot-entry-plugin-runs
+else bad sdboot-entry-plugin-runs "no systemd-boot entry for $V3: kernel-install stopped before 90-loaderentry.install? $(ls "$KI_ROOT/loader/entries")"; fi
+cp "$KASLR_LOADER_CONF" "$T/install.conf.signed"
+sed -i "s|^SIGN_KEY=.*|SIGN_KEY=$T/absent.pem|" "$KASLR_LOADER_CONF"
+if "$POSTINST" "$V3" "$BOOT/vmlinuz-$V3" >"$T/h3c.log" 2>&1; then trouble no-key 'cannot read' "$T/h3c.log"
+else bad no-key "status $?: $(cat "$T/h3c.log")"; fi
+cp "$T/install.conf.signed" "$KASLR_LOADER_CONF"
+# a cp that cannot write into the ESP (as on a full one)
+FULL=$T/full; mkdir "$FULL"
+# shellcheck disable=SC2016 # the wrapper's own arguments
+printf '#!/bin/bash\ncase ${*: -1} in "%s"/*) echo "cp: error writing: No space left on device" >&2; exit 1 ;; esac\nexec /bin/cp "$@"\n' "$E" >"$FULL/cp"
+chmod +x "$FULL/cp"
+if PATH=$FULL:$PATH "$POSTINST" "$V3" "$BOOT/vmlinuz-$V3" >"$T/h3d.log" 2>&1; then trouble esp-full 'cannot write' "$T/h3d.log"
+else bad esp-full "status $?: $(cat "$T/h3d.log")"; fi
+rm -f "$BOOT/vmlinuz-$V3" "$BOOT/initrd.img-$V3"
+
+# 3d. update-initramfs rebuilt the pinned version's initrd: the
+# post-update.d hook puts it on the ESP and pins it; another version's
+# rebuilt initrd leaves the ESP alone
+printf 'initrd of %s, rebuilt\n' "$V2" >"$BOOT/initrd.img-$V2"
+if "$POSTUPDATE" "$V2" "$BOOT/initrd.img-$V2" >"$T/h3e.log" 2>&1 &&
+   pins | grep -q "^initrd .*initrd.img-$V2 $(sha "$BOOT/initrd.img-$V2")$" && cmp -s "$D/initrd.img-$V2" "$BOOT/initrd.img-$V2"; then
+	ok initramfs-refresh
+else bad initramfs-refresh "$(tail -n 2 "$T/h3e.log"; pins | tr '\n' ' ')"; fi
+cp "$L" "$T/loader-refreshed.efi"
+if "$POSTUPDATE" "$V" "$BOOT/initrd.img-$V" >"$T/h3f.log" 2>&1 && grep -q 'nothing to do' "$T/h3f.log" &&
+   cmp -s "$L" "$T/loader-refreshed.efi"; then ok initramfs-other-version
+else bad initramfs-other-version "$(cat "$T/h3f.log")"; fi
+
 # 4. removing the pinned version V2 (dpkg removes /boot's files first): back to V
 rm -f "$BOOT/vmlinuz-$V2" "$BOOT/initrd.img-$V2"
 if "$POSTRM" "$V2" "$BOOT/vmlinuz-$V2" >"$T/h3.log" 2>&1 && [ ! -e "$D/vmlinuz-$V2" ] &&
    pins | grep -q "^kernel .*vmlinuz-$V " && [ -f "$D/vmlinuz-$V" ]; then ok postrm-fallback
 else bad postrm-fallback "$(tail -n 3 "$T/h3.log"; pins | tr '\n' ' ')"; fi
 
-# 5. the last kernel removed through the plugin: its files go, one warning
+# 5. the last kernel removed through the plugin: the ESP keeps it (the
+# loader pins it and it still boots), one warning
 rm -f "$BOOT/vmlinuz-$V" "$BOOT/initrd.img-$V"
-if "$PLUGIN" remove "$V" "$T/entry-dir" >"$T/h4.log" 2>&1 && [ ! -e "$D/vmlinuz-$V" ] &&
-   [ ! -e "$D/initrd.img-$V" ] && grep -q 'warning: no kernel left' "$T/h4.log"; then ok plugin-remove-last
+if "$PLUGIN" remove "$V" "$T/entry-dir" >"$T/h4.log" 2>&1 && [ -f "$D/vmlinuz-$V" ] &&
+   pins | grep -q "^kernel .*vmlinuz-$V " && grep -q 'warning: no kernel left' "$T/h4.log"; then ok plugin-remove-last
 else bad plugin-remove-last "$(cat "$T/h4.log")"; fi
 
-# 6. with systemd-boot's own hook present the Debian hook leaves it to kernel-install
-printf '#!/bin/sh\n' >"$KASLR_LOADER_SDBOOT_HOOK"; chmod +x "$KASLR_LOADER_SDBOOT_HOOK"
-before=$(find "$E" -type f -newer "$T/h4.log" | wc -l)
-cp "$vmlinuz" "$BOOT/vmlinuz-$V"
-if "$POSTINST" "$V" "$BOOT/vmlinuz-$V" >"$T/h5.log" 2>&1 && [ ! -e "$D/vmlinuz-$V" ] &&
-   [ "$(find "$E" -type f -newer "$T/h4.log" | wc -l)" = "$before" ]; then ok defers-to-kernel-install
-else bad defers-to-kernel-install "$(cat "$T/h5.log")"; fi
+# 6. a version that is not the one on the ESP: nothing done
+if "$POSTRM" "$V2" >"$T/h5.log" 2>&1 && grep -q 'nothing to do' "$T/h5.log" && pins | grep -q "^kernel .*vmlinuz-$V "; then
+	ok postrm-other
+else bad postrm-other "$(cat "$T/h5.log")"; fi
 
-# 7. purge: nothing of the package is left in the root
-if dpkg --root="$R" -P kaslr-loader >"$T/dpkg-p.log" 2>&1; then
+# 7. removing the package takes kaslr-loader off the ESP: byte for byte
+# as before the first install (systemd-boot's loader, the empty entries
+# directory); purge leaves nothing of the package in the root
+if "${DPKG[@]}" -r kaslr-loader >"$T/dpkg-r.log" 2>&1 && snap "$E" | cmp -s - "$T/esp0.snap"; then ok dpkg-remove-esp
+else bad dpkg-remove-esp "$(tail -n 3 "$T/dpkg-r.log"; snap "$E" | diff "$T/esp0.snap" - | head -n 5)"; fi
+if "${DPKG[@]}" -P kaslr-loader >"$T/dpkg-p.log" 2>&1; then
 	left=$(find "$R" -mindepth 1 ! -path "$R/var" ! -path "$R/var/lib" ! -path "$R/var/lib/dpkg*" | head -n 5)
 	if [ -z "$left" ] && ! dpkg --root="$R" -s kaslr-loader >/dev/null 2>&1; then ok dpkg-purge
 	else bad dpkg-purge "left behind: $left"; fi

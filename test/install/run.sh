@@ -3,7 +3,10 @@
 # (the kernel under its own name, the policy pinning it), what is kept (a
 # user's kaslr.conf, a foreign boot loader), what is refused, sbsign
 # signatures checked with sbverify against a throwaway key made here with
-# openssl, and the README's Secure Boot table against the code's.
+# openssl, a writer replacing the ESP copy during a signed install (never
+# pinned), make uninstall leaving the ESP as it was (with and without a
+# backup), a new INSTALL_PATH taking the previous copy away, and the
+# README's Secure Boot table against the code's.
 # One "ok NAME" / "FAIL NAME: why" line per check; the last line is
 # "install: N passed, N failed".
 set -u
@@ -60,8 +63,8 @@ else
 		bad default-conf "the default kaslr.conf points nowhere"
 	else ok default-conf; fi
 	n=$(find "$E" -type f | wc -l)
-	if [ "$n" = 3 ]; then ok default-only-three
-	else bad default-only-three "$n files installed, want 3"; fi
+	if [ "$n" = 4 ] && [ -f "$E/EFI/kaslr-loader.manifest" ]; then ok default-only-four
+	else bad default-only-four "$n files installed, want 4 (loader, kernel, kaslr.conf, manifest)"; fi
 	if grep -q "kernel .*-> $d/kernel-pie.elf" "$T/3.log" && grep -q "loader .*$d/BOOTX64.EFI (unsigned" "$T/3.log"; then
 		ok default-says-where
 	else bad default-says-where "$(cat "$T/3.log")"; fi
@@ -152,6 +155,101 @@ else
 	elif grep -q 'is signed' "$T/w.log"; then ok tool-signed-input
 	else bad tool-signed-input "$(cat "$T/w.log")"; fi
 fi
+
+# 8b. a writer on the ESP during a signed install: wrappers for cp, mv and
+# install (first on PATH) run the real command and then, whenever the file
+# they wrote on the ESP is the kernel (or a temporary of it), replace its
+# bytes with the writer's: deterministically, the moment the install closes
+# it.  The writer's bytes must never be pinned: the install either aborts
+# with one line, the previous loader and its policy untouched, or its
+# policy pins the source's hash.
+if [ -f "$T/k.pem" ]; then
+	E=$T/esp-race; mkdir "$E"
+	W=$T/writer; mkdir "$W"
+	cat "$PIE" >"$T/evil.elf"; printf 'the writer was here\n' >>"$T/evil.elf"
+	for c in cp mv install; do
+		cat >"$W/$c" <<EOF
+#!/bin/bash
+real=\$(PATH=\${PATH#$W:} command -v $c) || exit 127
+"\$real" "\$@" || exit
+[ -e "$E/.armed" ] || exit 0
+for dest in "\${@: -1}" "\${@: -1}/\$(basename -- "\${@: -2:1}")"; do
+	case \$dest in "$E"/*kernel-high*) [ -f "\$dest" ] && cat "$T/evil.elf" >"\$dest" && touch "$T/tampered" ;; esac
+done
+exit 0
+EOF
+		chmod +x "$W/$c"
+	done
+	if ! inst "$T/r1.log" ESP="$E" INSTALL_PATH=EFI/kaslr/kaslr-loader.efi KERNEL="$PIE" SIGN_KEY="$T/k.pem" SIGN_CERT="$T/c.pem"; then
+		bad race-setup "$(tail -n 2 "$T/r1.log")"
+	else
+		L=$E/EFI/kaslr/kaslr-loader.efi
+		cp "$L" "$T/race-before.efi"
+		touch "$E/.armed"
+		PATH=$W:$PATH inst "$T/r2.log" ESP="$E" INSTALL_PATH=EFI/kaslr/kaslr-loader.efi KERNEL="$HIGH_GZ" \
+			SIGN_KEY="$T/k.pem" SIGN_CERT="$T/c.pem"; rc=$?
+		rm -f "$E/.armed"
+		evil=$(sha "$T/evil.elf")
+		if [ ! -e "$T/tampered" ]; then bad race-writer "the writer never got to replace an ESP copy (wrappers unused?)"
+		elif "$TOOL" show "$L" 2>/dev/null | grep -q "sha256=$evil"; then bad race-writer "the policy pins the writer's bytes"
+		elif [ "$rc" != 0 ]; then
+			if [ "$(grep -c '^kaslr-install:' "$T/r2.log")" = 1 ] && grep -q '^kaslr-install: .*changed' "$T/r2.log" &&
+			   same "$L" "$T/race-before.efi" && [ "$(pin_of "$L" kernel)" = "\\EFI\\kaslr\\kernel-pie.elf $(sha "$PIE")" ] &&
+			   [ -z "$(find "$E" -name '*kaslr-new*')" ]; then ok race-writer
+			else bad race-writer "aborted, but not with one line and the previous loader kept: $(cat "$T/r2.log")"; fi
+		elif [ "$(pin_of "$L" kernel)" = "\\EFI\\kaslr\\kernel-high.elf.gz $(sha "$HIGH_GZ")" ]; then ok race-writer
+		else bad race-writer "$(pin_of "$L" kernel)"; fi
+	fi
+fi
+
+# 8c. make uninstall: the ESP byte for byte as before the install (every
+# path, its type and every file's SHA-256), without and with a backup
+snap() { (cd "$1" && find . -printf '%y %p\n' | sort && find . -type f -exec sha256sum {} + | sort -k 2); }
+E=$T/esp-un; mkdir -p "$E/EFI/BOOT" "$E/EFI/Linux" "$E/loader/entries"
+cp "$SDBOOT" "$E/EFI/BOOT/BOOTX64.EFI"; printf 'title other\n' >"$E/loader/entries/other.conf"
+printf 'not ours\n' >"$E/EFI/Linux/keep.txt"
+snap "$E" >"$T/un0.snap"
+if inst "$T/u1.log" ESP="$E" INSTALL_PATH=EFI/kaslr/kaslr-loader.efi KERNEL="$PIE" INITRD="$T/initrd.img-test" &&
+   [ -f "$E/EFI/kaslr/kernel-pie.elf" ] && [ -f "$E/loader/entries/kaslr-loader.conf" ] &&
+   make --no-print-directory uninstall ESP="$E" >"$T/u2.log" 2>&1 && snap "$E" | cmp -s - "$T/un0.snap"; then
+	ok uninstall-clean
+else bad uninstall-clean "$(tail -n 2 "$T/u1.log" "$T/u2.log"; snap "$E" | diff "$T/un0.snap" - | head -n 5)"; fi
+# FORCE=1 over systemd-boot's BOOTX64.EFI, a user's kaslr.conf whose kernel
+# line the install rewrites, then a reinstall: uninstall puts both back
+printf 'kernel other.elf\ncmdline mine\n' >"$E/EFI/BOOT/kaslr.conf"
+snap "$E" >"$T/un1.snap"
+if inst "$T/u3.log" ESP="$E" TEST_KERNEL=1 FORCE=1 && inst "$T/u4.log" ESP="$E" TEST_KERNEL=1 &&
+   "$TOOL" show "$E/EFI/BOOT/BOOTX64.EFI" >/dev/null 2>&1 && grep -q '^kernel kernel-pie.elf' "$E/EFI/BOOT/kaslr.conf" &&
+   make --no-print-directory uninstall ESP="$E" INSTALL_PATH=EFI/BOOT/BOOTX64.EFI >"$T/u5.log" 2>&1 &&
+   snap "$E" | cmp -s - "$T/un1.snap"; then ok uninstall-restores-backup
+else bad uninstall-restores-backup "$(tail -n 2 "$T/u3.log" "$T/u4.log" "$T/u5.log"; snap "$E" | diff "$T/un1.snap" - | head -n 5)"; fi
+# nothing recorded: one line, nothing touched; a manifest naming a path
+# outside the ESP is refused
+if make --no-print-directory uninstall ESP="$E" >"$T/u6.log" 2>&1; then bad uninstall-nothing "succeeded"
+elif grep -q 'nothing to uninstall' "$T/u6.log" && snap "$E" | cmp -s - "$T/un1.snap"; then ok uninstall-nothing
+else bad uninstall-nothing "$(cat "$T/u6.log")"; fi
+printf 'victim\n' >"$T/victim"
+printf 'loader EFI/BOOT/BOOTX64.EFI\nfile ../victim\n' >"$E/EFI/kaslr-loader.manifest"
+if make --no-print-directory uninstall ESP="$E" >"$T/u7.log" 2>&1; then bad uninstall-outside "succeeded"
+elif [ -f "$T/victim" ] && grep -q 'not a manifest entry' "$T/u7.log"; then ok uninstall-outside
+else bad uninstall-outside "$(cat "$T/u7.log")"; fi
+rm -f "$E/EFI/kaslr-loader.manifest"
+
+# 8d. installing to another INSTALL_PATH takes the previous copy away:
+# one kernel on the ESP, one entry, naming the new path; the kaslr.conf
+# the previous install wrote (and the user edited) moves along
+E=$T/esp-move; mkdir -p "$E/loader/entries"
+snap "$E" >"$T/mv0.snap"
+if inst "$T/m1.log" ESP="$E" KERNEL="$PIE" INITRD="$T/initrd.img-test" &&
+   echo 'cmdline console=ttyS0 moved-along' >>"$E/EFI/BOOT/kaslr.conf" &&
+   inst "$T/m2.log" ESP="$E" INSTALL_PATH=EFI/kaslr/kaslr-loader.efi KERNEL="$PIE" INITRD="$T/initrd.img-test" &&
+   grep -q moved-along "$E/EFI/kaslr/kaslr.conf" &&
+   [ "$(find "$E" -name kernel-pie.elf | wc -l)" = 1 ] && [ ! -e "$E/EFI/BOOT" ] &&
+   [ "$(find "$E/loader/entries" -type f)" = "$E/loader/entries/kaslr-loader.conf" ] &&
+   grep -qx 'efi     /EFI/kaslr/kaslr-loader.efi' "$E/loader/entries/kaslr-loader.conf"; then ok new-path-moves
+else bad new-path-moves "$(tail -n 3 "$T/m2.log"; find "$E" -type f | tr '\n' ' ')"; fi
+if make --no-print-directory uninstall ESP="$E" >"$T/m3.log" 2>&1 && snap "$E" | cmp -s - "$T/mv0.snap"; then ok new-path-uninstall
+else bad new-path-uninstall "$(tail -n 2 "$T/m3.log"; snap "$E" | diff "$T/mv0.snap" - | head -n 5)"; fi
 
 # 9. the README's table of inputs x Secure Boot is the code's table
 readme=$(sed -n '/^| input from kaslr.conf or the load options |/,/^$/p' README | sed '/^$/d')

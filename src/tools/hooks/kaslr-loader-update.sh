@@ -7,10 +7,26 @@
 #       initrds (default /boot/initrd.img-VERSION when it exists) go to the
 #       ESP through kaslr-loader-install: the policy pins them, the loader is
 #       re-signed when a key is configured, the systemd-boot entry written;
-#       the files of other versions are removed from the install directory.
+#       the files of the version installed before are removed from the ESP.
+#       The same inputs onto an ESP left as the last run left it is done
+#       once: the hooks of one kernel update call it several times.  A
+#       version older than the one on the ESP, whose kernel is still in
+#       /boot, is left out (update-initramfs -k all, through systemd-boot's
+#       hook, reaches it for every version): the ESP carries the newest.
+#   kaslr-loader-update refresh VERSION [INITRD]
+#       as add, with IMAGE /boot/vmlinuz-VERSION, when VERSION is the kernel
+#       the loader pins (its initrd was rebuilt); otherwise nothing.
 #   kaslr-loader-update remove VERSION
-#       removes VERSION's files from the ESP; when it was the kernel the
-#       policy pins, installs the newest kernel left in /boot.
+#       when VERSION is the kernel the loader pins, installs the newest
+#       kernel left in /boot instead (with none left, the ESP keeps it).
+#   kaslr-loader-update uninstall
+#       takes kaslr-loader off the ESP (kaslr-loader-install --uninstall),
+#       as the package's removal does.
+#
+# When the loader's own step fails (no sbsign, no key, the ESP full, a file
+# that will not copy) nothing on the ESP changes, the kernel it booted
+# keeps booting, and ONE line on stderr says what was skipped and how to
+# fix it; the status is then 1, which the hooks never pass on.
 #
 # Configuration: /etc/kaslr-loader/install.conf (shell variables ESP,
 # INSTALL_PATH, CMDLINE, ALLOW, SIGN_KEY, SIGN_CERT, REPACK=1 to repack
@@ -18,17 +34,24 @@
 # nothing: the package is installed but not set up.  The environment may
 # point elsewhere (the tests do): KASLR_LOADER_CONF, KASLR_LOADER_LIB
 # (loader image, kaslr-policy, kaslr-repack), KASLR_LOADER_INSTALL,
-# KASLR_LOADER_BOOT (/boot).
+# KASLR_LOADER_BOOT (/boot), KASLR_LOADER_STATE (/var/lib/kaslr-loader,
+# where the last run's fingerprint is kept); DPKG_ROOT prefixes the defaults.
 set -u
 me=kaslr-loader-update
-conf=${KASLR_LOADER_CONF:-/etc/kaslr-loader/install.conf}
-lib=${KASLR_LOADER_LIB:-/usr/lib/kaslr-loader}
-installer=${KASLR_LOADER_INSTALL:-/usr/sbin/kaslr-loader-install}
-boot=${KASLR_LOADER_BOOT:-/boot}
+root=${DPKG_ROOT:-}
+conf=${KASLR_LOADER_CONF:-$root/etc/kaslr-loader/install.conf}
+lib=${KASLR_LOADER_LIB:-$root/usr/lib/kaslr-loader}
+installer=${KASLR_LOADER_INSTALL:-$root/usr/sbin/kaslr-loader-install}
+boot=${KASLR_LOADER_BOOT:-$root/boot}
+state=${KASLR_LOADER_STATE:-$root/var/lib/kaslr-loader}
+manifest=EFI/kaslr-loader.manifest # kaslr-loader-install's, on the ESP
 die() { echo "$me: $*" >&2; exit 1; }
-[ $# -ge 2 ] || die "usage: $me add VERSION [IMAGE [INITRD...]] | remove VERSION"
-cmd=$1 ver=$2
-shift 2
+[ $# -ge 1 ] || die "usage: $me add VERSION [IMAGE [INITRD...]] | refresh VERSION [INITRD] | remove VERSION | uninstall"
+cmd=$1
+shift
+case $cmd in add | refresh | remove) [ $# -ge 1 ] || die "$cmd needs a VERSION" ;; esac
+ver=${1:-}
+[ $# -gt 0 ] && shift
 
 ESP='' INSTALL_PATH=EFI/kaslr/kaslr-loader.efi CMDLINE='' ALLOW='' SIGN_KEY='' SIGN_CERT='' REPACK=''
 if [ -f "$conf" ]; then
@@ -39,55 +62,126 @@ if [ -z "$ESP" ]; then
 	echo "$me: ESP= is not set in $conf: the ESP is left alone"
 	exit 0
 fi
-dir=$ESP/$(dirname "$INSTALL_PATH")
 tool=$lib/kaslr-policy
+work=$(mktemp -d) || die "mktemp"
+trap 'rm -rf "$work"' EXIT
 
-# the name kaslr-loader-install gives a version's kernel on the ESP
-esp_kernel() { if [ "$REPACK" = 1 ]; then echo "vmlinux-$1.gz"; else echo "vmlinuz-$1"; fi; }
+# the name of the kernel file the loader on the ESP pins, or nothing
+pinned_kernel() {
+	"$tool" show "$ESP/$INSTALL_PATH" 2>/dev/null | sed -n 's/^kernel *[^ ]*\\\([^\\ ]*\) sha256=.*/\1/p'
+}
+# the version of the kernel the loader pins, or nothing
+pinned_version() {
+	local k
+	k=$(pinned_kernel)
+	case $k in vmlinuz-*) echo "${k#vmlinuz-}" ;; vmlinux-*.gz) k=${k#vmlinux-}; echo "${k%.gz}" ;; esac
+}
+# what the ESP holds now: the manifest and every file it lists
+esp_state() {
+	local m=$ESP/$manifest k a _
+	[ -f "$m" ] || return 0
+	sha256sum <"$m"
+	while read -r k a _; do
+		case $k in file | backup) { sha256sum <"$ESP/$a"; } 2>/dev/null || echo "$a missing" ;; esac
+	done <"$m"
+}
+# fingerprint VERSION FILE...: an install's inputs and the ESP it left
+fingerprint() {
+	local v=$1
+	shift
+	{
+		echo "$v"
+		for f in "$@" "$conf" "$lib/kaslr-loader.efi" "$tool" "$installer" ${SIGN_KEY:+"$SIGN_KEY" "$SIGN_CERT"}; do
+			{ sha256sum <"$f"; } 2>/dev/null || echo "$f missing"
+		done
+		esp_state
+	} | sha256sum | cut -d' ' -f1
+}
+
+# run_installer WHAT ARGS...: kaslr-loader-install; its output when it
+# worked, else one line naming WHAT and the reason
+run_installer() {
+	local what=$1 why
+	shift
+	if "$installer" "$@" >"$work/install.log" 2>&1; then
+		cat "$work/install.log"
+		return 0
+	fi
+	why=$(grep -v '^$' "$work/install.log" | tail -n 1)
+	why=${why#kaslr-install: }
+	echo "$me: $what skipped, the ESP left as it was (the loader boots what it booted before): ${why:-kaslr-loader-install failed}; fix that, then run: $me $cmd${ver:+ $ver}" >&2
+	return 1
+}
 
 install_version() { # VERSION IMAGE [INITRD...]
-	local v=$1 image=$2 args=() a f
+	local v=$1 image=$2 args=() a f fp
 	shift 2
-	[ -f "$image" ] || die "kernel $image: no such file"
+	[ -f "$image" ] || die "kernel $image: no such file: nothing installed"
+	fp=$(fingerprint "$v" "$image" "$@")
+	if [ "$(cat "$state/stamp" 2>/dev/null)" = "$fp" ]; then
+		echo "$me: $v is on $ESP already, as configured: nothing to do"
+		return 0
+	fi
 	for f in "$@"; do args+=(--initrd "$f"); done
 	[ -n "$CMDLINE" ] && args+=(--cmdline "$CMDLINE")
 	for a in $ALLOW; do args+=(--allow "$a"); done
 	[ -n "$SIGN_KEY" ] && args+=(--sign-key "$SIGN_KEY" --sign-cert "$SIGN_CERT")
 	[ "$REPACK" = 1 ] && args+=(--repack "$lib/kaslr-repack")
-	"$installer" --esp "$ESP" --install-path "$INSTALL_PATH" --loader "$lib/kaslr-loader.efi" \
-		--tool "$tool" --kernel "$image" "${args[@]}" ||
-		die "installing $v failed"
-	# other versions' files go: the policy pins only this one
-	for f in "$dir"/vmlinuz-* "$dir"/vmlinux-*.gz "$dir"/initrd.img-*; do
-		[ -e "$f" ] || continue
-		case ${f##*/} in "$(esp_kernel "$v")" | "initrd.img-$v") continue ;; esac
-		rm -f "$f" && echo "$me: removed $f"
-	done
+	run_installer "installing kernel $v" --esp "$ESP" --install-path "$INSTALL_PATH" \
+		--loader "$lib/kaslr-loader.efi" --tool "$tool" --kernel "$image" "${args[@]}" || return 1
+	# the next call with the same inputs finds this and does nothing
+	mkdir -p "$state" 2>/dev/null && fingerprint "$v" "$image" "$@" >"$state/stamp" 2>/dev/null
+	return 0
 }
 
 case $cmd in
 add)
+	pv=$(pinned_version)
+	if [ -n "$pv" ] && [ "$pv" != "$ver" ] && [ -f "$boot/vmlinuz-$pv" ] &&
+	   [ "$(printf '%s\n' "$ver" "$pv" | sort -V | tail -n 1)" = "$pv" ]; then
+		echo "$me: $ver is older than $pv, the kernel on $ESP: left as it is (kaslr-loader-install puts any kernel there)"
+		exit 0
+	fi
 	image=${1:-$boot/vmlinuz-$ver}
 	[ $# -gt 0 ] && shift
 	initrds=("$@")
 	[ ${#initrds[@]} -eq 0 ] && [ -f "$boot/initrd.img-$ver" ] && initrds=("$boot/initrd.img-$ver")
-	install_version "$ver" "$image" "${initrds[@]}"
+	install_version "$ver" "$image" "${initrds[@]}" || exit 1
+	;;
+refresh)
+	case $(pinned_kernel) in
+	"vmlinuz-$ver" | "vmlinux-$ver.gz") ;;
+	*) echo "$me: $ver is not the kernel on $ESP: nothing to do"; exit 0 ;;
+	esac
+	initrd=${1:-$boot/initrd.img-$ver}
+	set --
+	[ -f "$initrd" ] && set -- "$initrd"
+	install_version "$ver" "$boot/vmlinuz-$ver" "$@" || exit 1
 	;;
 remove)
-	pinned=$("$tool" show "$ESP/$INSTALL_PATH" 2>/dev/null | sed -n 's/^kernel *[^ ]*\\\([^\\ ]*\) sha256=.*/\1/p')
-	rm -f "$dir/vmlinuz-$ver" "$dir/vmlinux-$ver.gz" "$dir/initrd.img-$ver"
-	echo "$me: removed $ver from $dir"
-	if [ "$pinned" = "vmlinuz-$ver" ] || [ "$pinned" = "vmlinux-$ver.gz" ]; then
-		next=$(find "$boot" -maxdepth 1 -name 'vmlinuz-*' ! -name "vmlinuz-$ver" -printf '%f\n' |
-			sed 's/^vmlinuz-//' | sort -V | tail -n 1)
-		if [ -z "$next" ]; then
-			echo "$me: warning: no kernel left in $boot; the loader on the ESP pins a removed kernel" >&2
-			exit 0
-		fi
-		set --
-		[ -f "$boot/initrd.img-$next" ] && set -- "$boot/initrd.img-$next"
-		install_version "$next" "$boot/vmlinuz-$next" "$@"
+	pinned=$(pinned_kernel)
+	case $pinned in
+	"vmlinuz-$ver" | "vmlinux-$ver.gz") ;;
+	*) echo "$me: $ver is not the kernel on $ESP: nothing to do"; exit 0 ;;
+	esac
+	next=$(find "$boot" -maxdepth 1 -name 'vmlinuz-*' ! -name "vmlinuz-$ver" -printf '%f\n' |
+		sed 's/^vmlinuz-//' | sort -V | tail -n 1)
+	if [ -z "$next" ]; then
+		echo "$me: warning: no kernel left in $boot: the ESP keeps $pinned, which the loader pins (kaslr-loader-update uninstall takes kaslr-loader off the ESP)" >&2
+		exit 0
 	fi
+	set --
+	[ -f "$boot/initrd.img-$next" ] && set -- "$boot/initrd.img-$next"
+	install_version "$next" "$boot/vmlinuz-$next" "$@" || exit 1
 	;;
-*) die "unknown command $cmd (add or remove)" ;;
+uninstall)
+	if [ ! -f "$ESP/$manifest" ]; then
+		echo "$me: nothing of kaslr-loader recorded on $ESP: left alone"
+		exit 0
+	fi
+	run_installer "uninstalling from $ESP" --uninstall --esp "$ESP" || exit 1
+	rm -f "$state/stamp"
+	;;
+*) die "unknown command $cmd (add, refresh, remove or uninstall)" ;;
 esac
+exit 0

@@ -12,7 +12,7 @@ vmlinuz=$(find "$B/linux/pkg/boot" -maxdepth 1 -name 'vmlinuz-*' | head -n 1)
 [ -f "$vmlinuz" ] || fail "no vmlinuz in $B/linux/pkg/boot"
 V=${vmlinuz##*/vmlinuz-}
 R=$WORK/$NAME.root E=$WORK/$NAME.esp
-rm -rf "$R" "$E"; mkdir -p "$E"
+rm -rf "$R" "$E" "$WORK/$NAME.state"; mkdir -p "$E"
 make --no-print-directory install-hooks DESTDIR="$R" >"$WORK/$NAME.hooks.log" 2>&1 ||
 	fail "make install-hooks: $(tail -n 2 "$WORK/$NAME.hooks.log")"
 sb_key
@@ -26,7 +26,7 @@ CONF
 KASLR_LOADER_CONF=$WORK/$NAME.conf KASLR_LOADER_LIB=$R/usr/lib/kaslr-loader \
 	KASLR_LOADER_INSTALL=$R/usr/sbin/kaslr-loader-install \
 	KASLR_LOADER_UPDATE=$R/usr/sbin/kaslr-loader-update KASLR_LOADER_BOOT=$B/linux/pkg/boot \
-	KASLR_LOADER_SDBOOT_HOOK=/nonexistent \
+	KASLR_LOADER_STATE=$WORK/$NAME.state \
 	"$R/etc/kernel/postinst.d/zz-kaslr-loader" "$V" "$vmlinuz" >"$WORK/$NAME.postinst.log" 2>&1 ||
 	fail "the postinst hook: $(tail -n 2 "$WORK/$NAME.postinst.log")"
 cmp -s "$E/EFI/BOOT/vmlinuz-$V" "$vmlinuz" || fail "the hook put no copy of vmlinuz-$V on the ESP"
