@@ -19,7 +19,7 @@ objdump -h "$efi" | awk '$2 == ".kpolicy" && $3 == "00002000" {f = 1} END {exit 
 case $policy in '' | --no-policy) exit 0 ;; esac
 tmp=$(mktemp) || exit 1
 trap 'rm -f "$tmp"' EXIT
-{ objcopy --dump-section .sbat="$tmp" "$efi" 2>/dev/null && cmp -s "$tmp" "$policy"; } ||
+{ objcopy -O binary -j .sbat "$efi" "$tmp" 2>/dev/null && cmp -s "$tmp" "$policy"; } ||
 	{ echo "check-image: $efi: .sbat missing or not the text of $policy"; exit 1; }
 objdump -h "$efi" | awk -v img="$(objdump -p "$efi" | awk '$1 == "SizeOfImage" {print $2}')" '
 	function h(x) { return strtonum("0x" x) }

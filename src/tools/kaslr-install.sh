@@ -442,7 +442,7 @@ shim_paths() {
 }
 # shim's .sbat names the component shim
 shim_is_shim() {
-	objcopy --dump-section .sbat=/dev/stdout "$1" 2>/dev/null | grep -q '^shim,'
+	objcopy -O binary -j .sbat "$1" /dev/stdout 2>/dev/null | grep -q '^shim,'
 }
 # shim's own file must be shim or kaslr-loader (an earlier install without
 # shim) unless --force; shim and MokManager are staged beside the loader

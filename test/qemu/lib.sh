@@ -185,7 +185,8 @@ sb_resign() {
 	local in=$1 out=$2
 	shift 2
 	sb_key
-	sbattach --remove "$in" --output "$out.unsigned" >/dev/null 2>&1 || cp "$in" "$out.unsigned"
+	cp "$in" "$out.unsigned" || fail "cp $in"
+	sbattach --remove "$out.unsigned" >/dev/null 2>&1 || fail "sbattach --remove $in"
 	if [ $# -gt 0 ]; then objcopy "$@" "$out.unsigned" || fail "objcopy $*"; fi
 	sbsign --key "$SB_KEY" --cert "$SB_CERT" --output "$out" "$out.unsigned" >/dev/null 2>&1 ||
 		fail "sbsign $out"
