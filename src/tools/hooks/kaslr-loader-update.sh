@@ -221,7 +221,7 @@ shim_sync() {
 		keep=0
 		case ${f##*/} in vmlinuz-"$new" | vmlinuz-"$prev" | initrd.img-"$new" | initrd.img-"$prev") keep=1 ;; esac
 		[ -n "$prev" ] || case ${f##*/} in vmlinuz-"$new" | initrd.img-"$new") keep=1 ;; esac
-		"$tool" show "$ESP/$(loader_rel)" 2>/dev/null | grep -q "\\${f##*/} sha256=" && keep=1
+		"$tool" show "$ESP/$(loader_rel)" 2>/dev/null | grep -qF "\\${f##*/} sha256=" && keep=1
 		[ "$keep" = 1 ] || { rm -f "$f" && echo "$me: removed $f"; }
 	done
 	return 0
