@@ -12,7 +12,7 @@ BUILD   := build
 DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf qemu-system-x86 mtools dosfstools \
             systemd-boot-efi systemd sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck \
-            swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs python3
+            swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs python3 shim-unsigned
 
 WARN := -Wall -Wextra -Werror
 
@@ -150,10 +150,28 @@ $(BUILD)/loader.so: $(EFI_OBJ) $(EFI_LIBEFI) loader.lds
 	$(LD) $(EFI_LDFLAGS) $(EFI_CRT0) $(EFI_OBJ) $(EFI_LIBEFI) -L$(EFI_LIB) -lgnuefi \
 	      $(DECOMP_A) $(LIBGCC) -o $@
 
-$(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so
+# SBAT: efi/sbat.csv.in (the loader's generation), plus a distribution's
+# line when SBAT_DISTRO="kaslr-loader.NAME,GEN,Vendor,package,version,URL"
+# is given; rewritten only when its text changes
+SBAT_VERSION := $(shell sed -n 's/^\#define LDR_VERSION "\(.*\)"/\1/p' efi/bli.h)
+SBAT_CSV := $(BUILD)/sbat.csv
+$(SBAT_CSV): efi/sbat.csv.in efi/bli.h FORCE
+	@mkdir -p $(@D)
+	@{ sed -e '/^#/d' -e 's/@VERSION@/$(SBAT_VERSION)/' $<; \
+	   [ -z '$(SBAT_DISTRO)' ] || printf '%s\n' '$(SBAT_DISTRO)'; } >$@.tmp
+	@awk -F, 'NF != 6 || $$2 !~ /^[1-9][0-9]*$$/ {print "sbat: line " NR " wants 6 fields, a generation >= 1: " $$0; e = 1} END {exit e}' $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
+
+# .sbat goes in as the last section, at the page after the image's end
+$(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so $(SBAT_CSV)
 	$(OBJCOPY) -j .text -j .reloc -j .data -j .bss -j .kpolicy -j .dynamic -j .rela \
-	   --strip-all --target=efi-app-x86_64 --subsystem=10 $< $@
-	@test/check-image.sh $< $@
+	   --strip-all --target=efi-app-x86_64 --subsystem=10 $< $@.nosbat
+	$(OBJCOPY) --add-section .sbat=$(SBAT_CSV) --set-section-flags .sbat=data,readonly \
+	   --change-section-address .sbat=0x$$(objdump -p $@.nosbat | awk '$$1 == "SizeOfImage" {print $$2}') \
+	   $@.nosbat $@
+	@rm -f $@.nosbat
+	@test/check-image.sh $< $@ $(SBAT_CSV)
 
 # ---------------------------------------------------------------- host tool
 # build/tools/kaslr-policy (src/tools/kaslr-policy.c): writes the embedded
@@ -186,7 +204,7 @@ $(SWEEP_TOOL): src/tools/kaslr-sweep.sh
 .SECONDARY:
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
-.PHONY: all deps unit run esp test clean loader payloads install uninstall corpus-tools lint example
+.PHONY: all deps unit run esp test clean loader payloads install uninstall corpus-tools lint example FORCE
 all: $(BUILD)/BOOTX64.EFI payloads example $(POLICY_TOOL) $(SWEEP_TOOL)
 loader: $(BUILD)/BOOTX64.EFI
 
@@ -238,7 +256,12 @@ $(ESP_IMG): $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT) test/qemu/mkesp.sh
 # kernel instead.  CONF=file is installed as kaslr.conf.  The policy pins
 # private copies of the files, the ESP's bytes are checked against them
 # before signing, and EFI/kaslr-loader.manifest lists what was written.
-INSTALL_PATH ?= EFI/BOOT/BOOTX64.EFI
+# SHIM=shimx64.efi installs shim at INSTALL_PATH and the loader beside it
+# as grubx64.efi (default: EFI/kaslr-loader/shimx64.efi and a Boot####
+# entry on the running system's ESP, else EFI/BOOT/BOOTX64.EFI).
+# TRUST=shim: a kernel boots if its pin matches or shim verifies it
+# (README, Through shim).
+INSTALL_PATH ?= $(if $(SHIM),,EFI/BOOT/BOOTX64.EFI)
 ifeq ($(TEST_KERNEL),1)
 KERNEL ?= $(PAYLOAD_DEFAULT)
 endif
@@ -253,8 +276,11 @@ install: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(if $(filter 1,$(TEST_KERNEL)),$(P
 	 [ -n "$(SIGN_KEY)$(SIGN_CERT)" ] && set -- "$$@" --sign-key "$(SIGN_KEY)" --sign-cert "$(SIGN_CERT)"; \
 	 [ -n "$(CONF)" ] && set -- "$$@" --conf "$(CONF)"; \
 	 [ "$(FORCE)" = 1 ] && set -- "$$@" --force; \
+	 [ -n "$(SHIM)" ] && set -- "$$@" --shim "$(SHIM)"; \
+	 [ -n "$(TRUST)" ] && set -- "$$@" --trust "$(TRUST)"; \
+	 [ -n "$(INSTALL_PATH)" ] && set -- "$$@" --install-path "$(INSTALL_PATH)"; \
 	 src/tools/kaslr-install.sh --esp "$(ESP)" --loader $(BUILD)/BOOTX64.EFI --tool $(POLICY_TOOL) \
-	   $(if $(filter 1,$(REPACK)),--repack src/tools/kaslr-repack.sh) --install-path "$(INSTALL_PATH)" --kernel "$(KERNEL)" \
+	   $(if $(filter 1,$(REPACK)),--repack src/tools/kaslr-repack.sh) --kernel "$(KERNEL)" \
 	   --entry "$(if $(ENTRY),$(ENTRY),auto)" "$$@"
 
 # make uninstall ESP=DIR [INSTALL_PATH=...]: takes away what make install

@@ -136,6 +136,10 @@ struct loader {
 	uint64_t entry;
 	uint64_t relocs;
 	struct fgk_report fgk; /* what the shuffle did (functions 0: none) */
+
+	/* shim's SHIM_LOCK protocol when shim started the loader, else NULL
+	 * (efi/secureboot.c; efi/shim.h) */
+	const struct shim_lock *shim;
 };
 
 /* efi/place.c: choose and reserve the physical and virtual bases, copy and

@@ -36,7 +36,8 @@ static struct ldr_options opt_src;
  */
 static void merge_source(struct loader *L, const CHAR16 *source)
 {
-	uint32_t ignored = options_merge(&L->opt, &opt_src, L->secure, L->policy->allow);
+	uint32_t ignored = options_merge_trust(&L->opt, &opt_src, L->secure, L->policy->allow,
+					       policy_trust(L->policy));
 
 	for (unsigned k = 0; k < OPT_K_COUNT; k++)
 		if (ignored & OPT_BIT(k))

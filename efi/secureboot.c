@@ -13,6 +13,7 @@
 #include "pe.h"
 #include "log.h"
 #include "tpm.h"
+#include "shim.h"
 
 /* the section the host tool fills in; only ever read through the PE
  * headers, so the compiler cannot fold the build's empty header into code */
@@ -35,6 +36,39 @@ static int sb_var(CHAR16 *name)
 	return v;
 }
 
+/* shim's SHIM_LOCK, when shim started the loader (NULL otherwise) */
+static const struct shim_lock *shim_find(void)
+{
+	static EFI_GUID guid = SHIM_LOCK_GUID;
+	struct shim_lock *s = NULL;
+
+	if (EFI_ERROR(uefi_call_wrapper(BS->LocateProtocol, 3, &guid, NULL, (void **)&s)) ||
+	    !s || !s->verify)
+		return NULL;
+	return s;
+}
+
+/*
+ * A kernel no pin admits, under a TRUST=shim policy with shim there:
+ * shim's Verify on exactly the bytes read (and then measured and used).
+ */
+static EFI_STATUS shim_verify_kernel(struct loader *L, const CHAR16 *path, const void *buf,
+				     UINT64 len)
+{
+	EFI_STATUS st;
+
+	if (len > SHIM_VERIFY_MAX)
+		return log_ldr(EFI_SECURITY_VIOLATION, LDR_E_SHIM_REFUSED,
+			       L"%s: refusing to boot: %ld bytes, more than shim can verify", path,
+			       len);
+	st = L->shim->verify((void *)buf, (UINT32)len);
+	if (EFI_ERROR(st))
+		return log_ldr(EFI_SECURITY_VIOLATION, LDR_E_SHIM_REFUSED,
+			       L"%s: refusing to boot (shim: %r)", path, st);
+	log_info(L"%s: signature verified by shim", path);
+	return EFI_SUCCESS;
+}
+
 EFI_STATUS secureboot_init(struct loader *L)
 {
 	const uint8_t *base = L->li->ImageBase;
@@ -45,6 +79,7 @@ EFI_STATUS secureboot_init(struct loader *L)
 	L->secure_known = sb >= 0;
 	L->secure = sb == 1 && sb_var(L"SetupMode") == 0;
 	L->policy = &sb_policy;
+	L->shim = shim_find();
 	err = pe_find_section(base, L->li->ImageSize, PE_VIEW_MEMORY, POLICY_SECTION, &s);
 	if (err == LDR_OK)
 		err = policy_parse(base + s.off, s.size, &sb_policy);
@@ -65,6 +100,8 @@ EFI_STATUS policy_check_file(struct loader *L, enum policy_kind kind, const CHAR
 	char apath[OPT_PATH_MAX];
 	uint8_t digest[32];
 	enum ldr_err err;
+	int ask_shim;
+	EFI_STATUS st;
 	UINTN i;
 
 	/* paths on the ESP are ASCII here (they came from ASCII options) */
@@ -91,10 +128,20 @@ EFI_STATUS policy_check_file(struct loader *L, enum policy_kind kind, const CHAR
 	if (want) {
 		if (!have)
 			sha256(buf, len, digest);
-		err = policy_check_digest(L->policy, L->secure, kind, apath, digest, pin);
+		err = policy_check_trust(L->policy, L->secure, L->shim != NULL, kind, apath, digest,
+					 pin, &ask_shim);
 		if (err != LDR_OK)
 			return log_ldr(EFI_SECURITY_VIOLATION, err, L"%s: refusing to boot", path);
-		log_info(L"%s: sha256 matches%s", path, have ? L" (the TPM measurement's digest)" : L"");
+		if (ask_shim) {
+			st = shim_verify_kernel(L, path, buf, len);
+			if (EFI_ERROR(st))
+				return st;
+		} else if (L->secure && L->policy->trust_shim && L->shim && kind == POLICY_INITRD) {
+			log_info(L"%s: admitted by the policy's trust in shim, measured", path);
+		} else {
+			log_info(L"%s: sha256 matches%s", path,
+				 have ? L" (the TPM measurement's digest)" : L"");
+		}
 	}
 	return EFI_SUCCESS;
 }

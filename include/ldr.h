@@ -139,6 +139,8 @@
 	X(LDR_E_POLICY_UNPINNED, SECURITY_VIOLATION, "file is not pinned by the embedded policy", LDR_HINT_POLICY) \
 	X(LDR_E_TCGLOG, LOAD_ERROR, "malformed TPM event log record", NULL) \
 	X(LDR_E_POLICY_HASH, SECURITY_VIOLATION, "file's SHA-256 differs from the embedded policy's pin", "the file changed: install it again with make install (or the kernel hooks), which re-signs the loader") \
+	X(LDR_E_SHIM_ABSENT, SECURITY_VIOLATION, "not pinned, and shim is absent (the firmware started the loader directly): only the policy's pins count", "start the loader through shim (make install SHIM=...), or pin the kernel with make install") \
+	X(LDR_E_SHIM_REFUSED, SECURITY_VIOLATION, "not pinned, and shim's SHIM_LOCK Verify refused its signature", "boot a kernel signed by a key shim trusts (the distribution's, or an enrolled MOK)") \
 	/* end of LDR_ERRORS */
 
 enum ldr_err {

@@ -164,9 +164,27 @@ enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t l
 uint32_t options_merge(struct ldr_options *dst, const struct ldr_options *src, int secure,
 		       uint32_t allow);
 
+/*
+ * What the embedded policy trusts besides its pins (include/policy.h,
+ * POLICY_F_TRUST_SHIM): with OPT_TRUST_SHIM the keys that name a kernel
+ * or its initrds (options_key_shim) are taken under Secure Boot as well;
+ * the files they name still pass the policy's gate (efi/secureboot.c),
+ * where shim's signature check stands in for a kernel's pin.
+ */
+enum opt_trust {
+	OPT_TRUST_PINS = 0,
+	OPT_TRUST_SHIM = 1,
+};
+
+/* options_merge under a policy's trust mode (options_merge: OPT_TRUST_PINS) */
+uint32_t options_merge_trust(struct ldr_options *dst, const struct ldr_options *src,
+			     int secure, uint32_t allow, enum opt_trust trust);
+
 /* The key table, for the policy tool and the README's rule table. */
 const char *options_key_name(enum opt_key_id id);
 enum opt_sb_rule options_key_rule(enum opt_key_id id);
+/* 1 for the keys OPT_TRUST_SHIM takes under Secure Boot (kernel, initrd) */
+int options_key_shim(enum opt_key_id id);
 /* what the key would do that Secure Boot forbids ("" for a taken key) */
 const char *options_key_risk(enum opt_key_id id);
 /* OPT_K_COUNT when name[0..len) is no key */

@@ -9,7 +9,7 @@
  *
  * Format (little-endian), POLICY_SECTION_SIZE bytes:
  *
- *   0  magic "KASLRPOL"      16 u32 flags (POLICY_F_WRITTEN)
+ *   0  magic "KASLRPOL"      16 u32 flags (POLICY_F_WRITTEN, POLICY_F_TRUST_SHIM)
  *   8  u16 version (1)       20 u32 allow: OPT_BIT()s (include/options.h)
  *  10  u16 header size (32)  24 u32 number of records
  *  12  u32 length used       28 u32 reserved, 0
@@ -31,6 +31,15 @@
 #define POLICY_VERSION      1
 #define POLICY_HEADER_SIZE  32
 #define POLICY_F_WRITTEN    1u
+/*
+ * TRUST=shim: under Secure Boot a kernel whose pin does not match may
+ * still boot when shim (present: the loader was started through it)
+ * verifies its signature; initrds then need no pin (they are measured);
+ * kaslr.conf and the load options may name the kernel and its initrds.
+ * Without shim only the pins count.  Policies without the flag read as
+ * before (the version stays 1).
+ */
+#define POLICY_F_TRUST_SHIM 2u
 #define POLICY_MAX_FILES    16
 
 /* The empty header the build puts into the section: "no policy". */
@@ -56,6 +65,7 @@ struct policy_file {
 
 struct policy {
 	int present;      /* 0: the section holds the build's empty header */
+	int trust_shim;   /* POLICY_F_TRUST_SHIM */
 	uint32_t allow;   /* OPT_BIT()s of keys unsigned inputs may change */
 	uint32_t nfiles;  /* exactly one POLICY_KERNEL among them when present */
 	struct policy_file file[POLICY_MAX_FILES];
@@ -108,6 +118,20 @@ enum ldr_err policy_check_digest(const struct policy *p, int secure, enum policy
  */
 int policy_wants_digest(const struct policy *p, int secure, enum policy_kind kind,
 			const char *path, const uint8_t *override);
+
+/*
+ * policy_check_digest, then what a TRUST=shim policy adds under Secure
+ * Boot (shim: shim's SHIM_LOCK protocol is there).  LDR_OK with *ask_shim
+ * set: the kernel boots only if shim's Verify accepts its bytes.  Errors:
+ * policy_check_digest's, LDR_E_SHIM_ABSENT (a kernel only shim could have
+ * admitted, and no shim).
+ */
+enum ldr_err policy_check_trust(const struct policy *p, int secure, int shim,
+				enum policy_kind kind, const char *path,
+				const uint8_t digest[32], const uint8_t *override, int *ask_shim);
+
+/* the options trust mode of a policy (OPT_TRUST_SHIM for a TRUST=shim one) */
+enum opt_trust policy_trust(const struct policy *p);
 
 /*
  * Defaults from a present policy: kernel path, initrds and command line

@@ -283,8 +283,19 @@ static int opt_same(const struct ldr_options *a, const struct ldr_options *b,
 		      opt_field_size(key)) == 0;
 }
 
+int options_key_shim(enum opt_key_id id)
+{
+	return id == OPT_K_KERNEL || id == OPT_K_INITRD;
+}
+
 uint32_t options_merge(struct ldr_options *dst, const struct ldr_options *src, int secure,
 		       uint32_t allow)
+{
+	return options_merge_trust(dst, src, secure, allow, OPT_TRUST_PINS);
+}
+
+uint32_t options_merge_trust(struct ldr_options *dst, const struct ldr_options *src,
+			     int secure, uint32_t allow, enum opt_trust trust)
 {
 	uint32_t ignored = 0;
 	unsigned i;
@@ -296,7 +307,8 @@ uint32_t options_merge(struct ldr_options *dst, const struct ldr_options *src, i
 		if (!(src->set & OPT_BIT(i)))
 			continue;
 		taken = !secure || key->sb == OPT_SB_TAKEN ||
-			(key->sb == OPT_SB_IF_ALLOWED && (allow & OPT_BIT(i)));
+			(key->sb == OPT_SB_IF_ALLOWED && (allow & OPT_BIT(i))) ||
+			(trust == OPT_TRUST_SHIM && options_key_shim((enum opt_key_id)i));
 		if (!taken) {
 			if (!opt_same(dst, src, key))
 				ignored |= OPT_BIT(i);

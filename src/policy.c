@@ -160,13 +160,15 @@ enum ldr_err policy_parse(const uint8_t *buf, uint64_t len, struct policy *ret)
 	flags = ldr_le32(buf + 16);
 	p.allow = ldr_le32(buf + 20);
 	nrec = ldr_le32(buf + 24);
-	if (used < POLICY_HEADER_SIZE || used > len || (flags & ~POLICY_F_WRITTEN) ||
+	if (used < POLICY_HEADER_SIZE || used > len ||
+	    (flags & ~(POLICY_F_WRITTEN | POLICY_F_TRUST_SHIM)) ||
 	    ldr_le32(buf + 28) != 0)
 		return LDR_E_POLICY_FORMAT;
 	p.used = used;
+	p.trust_shim = (flags & POLICY_F_TRUST_SHIM) != 0;
 	if (!(flags & POLICY_F_WRITTEN)) {
 		/* the build's empty header, and nothing else */
-		if (used != POLICY_HEADER_SIZE || nrec != 0 || p.allow != 0)
+		if (used != POLICY_HEADER_SIZE || nrec != 0 || p.allow != 0 || p.trust_shim)
 			return LDR_E_POLICY_FORMAT;
 		memcpy(ret, &p, sizeof(p));
 		return LDR_OK;
@@ -254,7 +256,7 @@ enum ldr_err policy_write(const struct policy *p, uint8_t *buf, uint64_t cap)
 	pol_put16(buf + 8, POLICY_VERSION);
 	pol_put16(buf + 10, POLICY_HEADER_SIZE);
 	pol_put32(buf + 12, (uint32_t)off);
-	pol_put32(buf + 16, POLICY_F_WRITTEN);
+	pol_put32(buf + 16, POLICY_F_WRITTEN | (p->trust_shim ? POLICY_F_TRUST_SHIM : 0));
 	pol_put32(buf + 20, p->allow);
 	pol_put32(buf + 24, nrec);
 	return LDR_OK;
@@ -285,6 +287,29 @@ int policy_wants_digest(const struct policy *p, int secure, enum policy_kind kin
 			const char *path, const uint8_t *override)
 {
 	return secure || override || policy_find(p, kind, path) != NULL;
+}
+
+enum ldr_err policy_check_trust(const struct policy *p, int secure, int shim,
+				enum policy_kind kind, const char *path,
+				const uint8_t digest[32], const uint8_t *override, int *ask_shim)
+{
+	enum ldr_err err = policy_check_digest(p, secure, kind, path, digest, override);
+
+	*ask_shim = 0;
+	if (err == LDR_OK || !secure || !p->present || !p->trust_shim)
+		return err;
+	if (!shim)
+		/* an initrd keeps the pin's own error: only a kernel needed shim */
+		return kind == POLICY_KERNEL ? LDR_E_SHIM_ABSENT : err;
+	if (kind == POLICY_INITRD)
+		return LDR_OK; /* measured, as GRUB with shim does */
+	*ask_shim = 1;
+	return LDR_OK;
+}
+
+enum opt_trust policy_trust(const struct policy *p)
+{
+	return p->present && p->trust_shim ? OPT_TRUST_SHIM : OPT_TRUST_PINS;
 }
 
 void policy_to_options(const struct policy *p, struct ldr_options *o)

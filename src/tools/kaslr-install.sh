@@ -9,6 +9,7 @@
 #       --kernel FILE [--initrd FILE]... [--cmdline TEXT] [--allow KEY]...
 #       [--install-path EFI/BOOT/BOOTX64.EFI] [--sign-key KEY --sign-cert CERT]
 #       [--conf FILE] [--repack kaslr-repack.sh] [--entry auto|yes|no] [--force]
+#       [--shim SHIM.efi] [--trust pins|shim]
 #   kaslr-install.sh --uninstall --esp DIR [--install-path PATH]
 #
 # Safe by default:
@@ -35,6 +36,14 @@
 #     on the ESP: a later install removes what it no longer needs (another
 #     kernel version, the files at a previous install path), --uninstall
 #     removes all of it and puts back what a file replaced had been.
+#   - with --shim, shim goes to the install path and the loader beside it as
+#     grubx64.efi, the name shim starts (mmx64.efi too when it lies beside
+#     SHIM); the default install path is then EFI/kaslr-loader/shimx64.efi
+#     with a Boot#### entry (efibootmgr) when the ESP is the running
+#     system's, else the fallback path EFI/BOOT/BOOTX64.EFI, no entry;
+#   - --trust shim writes a policy under which a kernel boots if its pin
+#     matches or shim verifies its signature, and kaslr.conf may name the
+#     kernel and initrds (README, Through shim); the default is pins only.
 # Every file written is named on stdout; a failure is one line on stderr.
 set -u
 me=kaslr-install
@@ -44,7 +53,7 @@ say() { echo "$me: $*"; }
 
 # ------------------------------------------------------------ arguments
 esp='' loader='' tool='' kernel='' cmdline='' have_cmdline=0 path=EFI/BOOT/BOOTX64.EFI path_given=0
-key='' cert='' conf='' repack='' entry=auto force=0 uninstall=0
+key='' cert='' conf='' repack='' entry=auto force=0 uninstall=0 shim='' trust=pins shim_path=''
 initrds=() allows=()
 parse_args() {
 	while [ $# -gt 0 ]; do
@@ -67,6 +76,8 @@ parse_args() {
 		--conf) conf=$2 ;;
 		--repack) repack=$2 ;;
 		--entry) entry=$2 ;;
+		--shim) shim=$2 ;;
+		--trust) trust=$2 ;;
 		*) die "unknown argument $1" ;;
 		esac
 		shift 2
@@ -302,6 +313,7 @@ write_policy() {
 	for i in "${!names[@]}"; do pol+=(--"${kinds[$i]}" "$(esp_path "${names[$i]}")=${privs[$i]}"); done
 	[ "$have_cmdline" = 1 ] && pol+=(--cmdline "$cmdline")
 	for a in "${allows[@]}"; do pol+=(--allow "$a"); done
+	pol+=(--trust "$trust")
 	"$tool" write --loader "$loader" --out "$priv/loader.efi" "${pol[@]}" 2>"$priv/policy.log" ||
 		die "writing the policy failed: $(tail -n 1 "$priv/policy.log")"
 	img=$priv/loader.efi
@@ -402,13 +414,73 @@ write_entry() {
 	local rel=loader/entries/kaslr-loader.conf e text
 	if [ "$entry" = yes ] || { [ "$entry" = auto ] && [ -d "$esp/loader/entries" ]; }; then
 		e=$esp/$rel
-		text=$(printf 'title   kaslr-loader\nefi     /%s' "$path")
+		text=$(printf 'title   kaslr-loader\nefi     /%s' "${shim_path:-$path}")
 		if [ -f "$e" ] && [ "$(cat "$e")" = "$text" ]; then keep_unless_ours "$rel"; say "entry   $e kept"; return; fi
 		make_dir loader/entries
 		claim "$rel"
 		printf '%s\n' "$text" >"$e" || die "cannot write $e"
 		say "entry   $e"
 	fi
+}
+
+# ------------------------------------------------------------ shim (--shim)
+# the running system's ESP: EFI booted, ESP a mount point of a partition
+# whose type is the EFI system partition's
+shim_live_esp() {
+	local src
+	[ -d /sys/firmware/efi ] && mountpoint -q "$esp" 2>/dev/null || return 1
+	src=$(findmnt -n -o SOURCE --target "$esp" 2>/dev/null) || return 1
+	[ "$(lsblk -n -o PARTTYPE "$src" 2>/dev/null)" = c12a7328-f81f-11d2-ba4b-00a0c93ec93b ]
+}
+# shim's path (the install path) and the loader's beside it as grubx64.efi
+shim_paths() {
+	[ -n "$shim" ] || return 0
+	if [ "$path_given" = 0 ] && shim_live_esp; then path=EFI/kaslr-loader/shimx64.efi; fi
+	shim_path=$path
+	path=$(dirname "$shim_path")/grubx64.efi
+	path=${path#./}
+}
+# shim's .sbat names the component shim
+shim_is_shim() {
+	objcopy -O binary -j .sbat "$1" /dev/stdout 2>/dev/null | grep -q '^shim,'
+}
+# shim's own file must be shim or kaslr-loader (an earlier install without
+# shim) unless --force; shim and MokManager are staged beside the loader
+shim_stage() {
+	local mm t=$esp/$shim_path
+	[ -n "$shim" ] || return 0
+	[ -f "$shim" ] || die "shim $shim: no such file"
+	shim_is_shim "$shim" || die "$shim: not shim (no .sbat line naming shim)"
+	if [ -e "$t" ] && ! old_index "$shim_path" >/dev/null && ! shim_is_shim "$t" &&
+		! "$tool" show "$t" >/dev/null 2>&1 && [ "$force" != 1 ]; then
+		die "refusing to replace $t: it is neither shim nor kaslr-loader; install elsewhere (INSTALL_PATH=EFI/kaslr-loader/shimx64.efi) or force it (FORCE=1 keeps a backup)"
+	fi
+	mkdir -p "$priv/shim" || die "mkdir $priv/shim"
+	cp "$shim" "$priv/shim/shim.efi" || die "cannot copy $shim"
+	extra_privs+=("$priv/shim/shim.efi") extra_rels+=("$shim_path")
+	for mm in "$(dirname "$shim")/mmx64.efi.signed" "$(dirname "$shim")/mmx64.efi"; do
+		[ -f "$mm" ] || continue
+		cp "$mm" "$priv/shim/mmx64.efi" || die "cannot copy $mm"
+		extra_privs+=("$priv/shim/mmx64.efi") extra_rels+=("$(rel_of mmx64.efi)")
+		break
+	done
+}
+# a Boot#### entry for shim on the running system (once: by its label)
+shim_boot_entry() {
+	local src disk part lp
+	[ -n "$shim" ] && shim_live_esp || return 0
+	command -v efibootmgr >/dev/null || { say "warning: efibootmgr missing: no Boot#### entry for $shim_path"; return 0; }
+	if efibootmgr 2>/dev/null | grep -q '^Boot[0-9A-F]\{4\}\*\{0,1\} kaslr-loader\b'; then
+		say "entry   Boot#### kaslr-loader exists"
+		return 0
+	fi
+	src=$(findmnt -n -o SOURCE --target "$esp")
+	disk=/dev/$(lsblk -n -o PKNAME "$src" | head -n 1)
+	part=$(cat "/sys/class/block/$(basename "$src")/partition" 2>/dev/null)
+	lp=\\$(printf '%s' "$shim_path" | sed 's|/|\\|g')
+	efibootmgr --create --disk "$disk" --part "$part" --label kaslr-loader --loader "$lp" >/dev/null ||
+		{ say "warning: efibootmgr could not add a Boot#### entry for $lp"; return 0; }
+	say "entry   Boot#### kaslr-loader -> $lp on $disk partition $part"
 }
 
 # ------------------------------------------------------------ main
@@ -419,6 +491,8 @@ esp_real=$(realpath -- "$esp") || die "ESP $esp: cannot resolve it"
 case $path in /* | *..*) die "install path $path: give it relative to the ESP, e.g. EFI/kaslr/kaslr-loader.efi" ;; esac
 valid_rel "$path" || die "install path $path: letters, digits, ._+~@- and / only"
 if [ "$uninstall" = 1 ]; then do_uninstall; exit 0; fi
+case $trust in pins | shim) ;; *) die "--trust pins|shim" ;; esac
+shim_paths
 
 dest=$esp/$path
 reldir=$(dirname "$path")
@@ -435,6 +509,7 @@ trap cleanup EXIT
 
 preflight
 stage_private
+shim_stage
 stage_esp
 write_policy
 sign_loader
@@ -445,3 +520,4 @@ write_entry
 manifest_write
 say "manifest $esp/$MANIFEST"
 drop_previous
+shim_boot_entry

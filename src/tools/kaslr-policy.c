@@ -6,7 +6,7 @@
  *
  *   kaslr-policy write --loader IN.efi --out OUT.efi
  *                      --kernel ESP_PATH=HOST_FILE [--initrd ESP_PATH=HOST_FILE]...
- *                      [--cmdline TEXT] [--allow KEY]...
+ *                      [--cmdline TEXT] [--allow KEY]... [--trust pins|shim]
  *   kaslr-policy show IN.efi
  *   kaslr-policy rules        the README's table of inputs x Secure Boot
  */
@@ -132,6 +132,10 @@ static int cmd_write(int argc, char **argv)
 			memcpy(p.cmdline, v, n + 1);
 			p.cmdline_len = (uint32_t)n;
 			p.have_cmdline = 1;
+		} else if (!strcmp(a, "--trust")) {
+			if (strcmp(v, "pins") && strcmp(v, "shim"))
+				die("--trust %s: want pins or shim%s", v, "");
+			p.trust_shim = !strcmp(v, "shim");
 		} else if (!strcmp(a, "--allow")) {
 			enum opt_key_id id = options_key_find(v, strlen(v));
 
@@ -197,6 +201,7 @@ static int cmd_show(const char *in)
 	}
 	if (p.have_cmdline)
 		printf("cmdline  %s\n", p.cmdline);
+	printf("trust    %s\n", p.trust_shim ? "pins or shim (a kernel shim verifies; initrds measured)" : "pins");
 	printf("allow   ");
 	for (unsigned k = 0; k < OPT_K_COUNT; k++)
 		if (p.allow & OPT_BIT(k))
@@ -230,8 +235,9 @@ static int cmd_rules(void)
 			       options_key_risk(id), name);
 			break;
 		case OPT_SB_NEVER:
-			printf("ignored with a warning (%s); no policy can allow it |\n",
-			       options_key_risk(id));
+			printf("ignored with a warning (%s); no policy can allow it%s |\n",
+			       options_key_risk(id),
+			       options_key_shim(id) ? ", but a TRUST=shim policy takes it" : "");
 			break;
 		}
 	}
@@ -249,6 +255,7 @@ int main(int argc, char **argv)
 	fprintf(stderr,
 		"usage: " TOOL " write --loader IN.efi --out OUT.efi --kernel ESP_PATH=HOST_FILE\n"
 		"                    [--initrd ESP_PATH=HOST_FILE]... [--cmdline TEXT] [--allow KEY]...\n"
+		"                    [--trust pins|shim]\n"
 		"       " TOOL " show IN.efi\n"
 		"       " TOOL " rules\n");
 	return 2;

@@ -238,6 +238,85 @@ if "$POSTRM" "$V2" >"$T/h5.log" 2>&1 && grep -q 'nothing to do' "$T/h5.log" && p
 	ok postrm-other
 else bad postrm-other "$(cat "$T/h5.log")"; fi
 
+# 6b. TRUST=shim, no key on the machine: Debian's signed kernel package in
+# two versions (the signed one test/linux/fetch.sh signed downloads and the
+# version before it, apt-get download, cached in build/linux/signed-prev/).
+# Their files are extracted into a /boot of this test's own with dpkg-deb
+# (dpkg --root would run the packages' maintainer scripts chroot-less here,
+# and those run the HOST's /etc/kernel hooks and write its /lib/modules);
+# the package's postinst.d and postrm.d hooks then run as the kernel's
+# maintainer scripts run them.  The loader was installed once, signed,
+# through shim; install.conf then holds no key: the hooks copy vmlinuz and
+# initrd, rewrite kaslr.conf (newest, the previous as fallback) and sign
+# nothing (the loader's bytes stay the same).
+shim_section() {
+	local new old newdeb olddeb B2=$T/kboot E2=$T/shimesp D2 L2 before c
+	newdeb=$(test/linux/fetch.sh signed >/dev/null 2>&1; find "$B/linux/signed" -maxdepth 1 -name 'linux-image-6.1.0-*-amd64_*.deb' | head -n 1)
+	[ -f "$newdeb" ] || { bad shim-fetch "no signed kernel package (test/linux/fetch.sh signed)"; return; }
+	new=$(dpkg-deb -f "$newdeb" Package); new=${new#linux-image-}
+	old=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' | cut -d' ' -f1 |
+		sed 's/^linux-image-//' | sort -V | grep -B1 -x "$new" | head -n 1)
+	if [ -z "$old" ] || [ "$old" = "$new" ]; then bad shim-fetch "no version before $new in apt-cache"; return; fi
+	mkdir -p "$B/linux/signed-prev"
+	olddeb=$(find "$B/linux/signed-prev" -maxdepth 1 -name "linux-image-${old}_*.deb" | head -n 1)
+	if [ ! -f "$olddeb" ]; then
+		(cd "$B/linux/signed-prev" && apt-get download "linux-image-$old" >/dev/null 2>&1)
+		olddeb=$(find "$B/linux/signed-prev" -maxdepth 1 -name "linux-image-${old}_*.deb" | head -n 1)
+	fi
+	[ -f "$olddeb" ] || { bad shim-fetch "apt-get download linux-image-$old failed"; return; }
+	ok shim-fetch
+	mkdir -p "$B2" "$E2"
+	for p in "$olddeb" "$newdeb"; do
+		mkdir -p "$T/kroot-$(basename "$p")" || { bad shim-unpack "mkdir"; return; }
+		dpkg-deb --fsys-tarfile "$p" | tar -x -C "$T/kroot-$(basename "$p")" ./boot ||
+			{ bad shim-unpack "$p"; return; }
+	done
+	key=$T/snakeoil.key
+	openssl rsa -passin pass:snakeoil -in /usr/share/ovmf/PkKek-1-snakeoil.key -out "$key" >/dev/null 2>&1 ||
+		{ bad shim-install "cannot decrypt the snakeoil key"; return; }
+	# version old installed by the owner, with the key, through shim
+	cp "$T/kroot-$(basename "$olddeb")/boot/vmlinuz-$old" "$B2/" && printf 'initrd of %s\n' "$old" >"$B2/initrd.img-$old"
+	if ! "$KASLR_LOADER_INSTALL" --esp "$E2" --install-path EFI/kaslr-loader/shimx64.efi \
+		--loader "$KASLR_LOADER_LIB/kaslr-loader.efi" --tool "$TOOL" --kernel "$B2/vmlinuz-$old" \
+		--initrd "$B2/initrd.img-$old" --cmdline "root=/dev/vda ro" --shim /usr/lib/shim/shimx64.efi \
+		--trust shim --sign-key "$key" --sign-cert /usr/share/ovmf/PkKek-1-snakeoil.pem >"$T/s0.log" 2>&1; then
+		bad shim-install "$(tail -n 2 "$T/s0.log")"; return
+	fi
+	D2=$E2/EFI/kaslr-loader L2=$D2/grubx64.efi
+	if cmp -s "$D2/shimx64.efi" /usr/lib/shim/shimx64.efi && "$TOOL" show "$L2" | grep -q '^trust *pins or shim'; then ok shim-install
+	else bad shim-install "no shim at EFI/kaslr-loader/shimx64.efi or no TRUST=shim policy in grubx64.efi"; return; fi
+	before=$(sha "$L2")
+	printf 'ESP=%s\nINSTALL_PATH=EFI/kaslr-loader/shimx64.efi\nSHIM=/usr/lib/shim/shimx64.efi\nTRUST=shim\nCMDLINE="root=/dev/vda ro"\n' \
+		"$E2" >"$T/shim.conf"
+	# the apt upgrade: version new's files, then its postinst hook
+	cp "$T/kroot-$(basename "$newdeb")/boot/vmlinuz-$new" "$B2/" && printf 'initrd of %s\n' "$new" >"$B2/initrd.img-$new"
+	if KASLR_LOADER_CONF=$T/shim.conf KASLR_LOADER_BOOT=$B2 KASLR_LOADER_STATE=$T/shimstate \
+		"$POSTINST" "$new" "$B2/vmlinuz-$new" >"$T/s1.log" 2>&1; then :; else bad shim-upgrade "hook failed: $(tail -n 2 "$T/s1.log")"; fi
+	c=$(grep -v '^#' "$D2/kaslr.conf" 2>/dev/null)
+	if [ "$c" = "$(printf 'kernel vmlinuz-%s\ninitrd initrd.img-%s' "$new" "$new")" ] &&
+	   cmp -s "$D2/vmlinuz-$new" "$B2/vmlinuz-$new" && cmp -s "$D2/initrd.img-$new" "$B2/initrd.img-$new" &&
+	   grep -qx "# kernel vmlinuz-$old" "$D2/kaslr.conf" && grep -qx "# initrd initrd.img-$old" "$D2/kaslr.conf" &&
+	   [ -f "$D2/vmlinuz-$old" ] && [ -f "$D2/initrd.img-$old" ]; then ok shim-upgrade
+	else bad shim-upgrade "kaslr.conf: $(tr '\n' '|' <"$D2/kaslr.conf"); $(tail -n 3 "$T/s1.log" | tr '\n' ' ')"; fi
+	if [ "$(sha "$L2")" = "$before" ] && ! grep -q 'sbsign\|signed with' "$T/s1.log"; then ok shim-nothing-signed
+	else bad shim-nothing-signed "the loader changed: $(cat "$T/s1.log")"; fi
+	# an unsigned kernel (the -unsigned package's) is never made the one kaslr.conf names
+	cp "$vmlinuz" "$B2/vmlinuz-6.1.0-999-amd64"
+	if KASLR_LOADER_CONF=$T/shim.conf KASLR_LOADER_BOOT=$B2 KASLR_LOADER_STATE=$T/shimstate \
+		"$POSTINST" 6.1.0-999-amd64 "$B2/vmlinuz-6.1.0-999-amd64" >"$T/s2.log" 2>&1 &&
+	   grep -q 'vmlinuz-6.1.0-999-amd64 carries no signature' "$T/s2.log" && grep -qx "kernel vmlinuz-$new" "$D2/kaslr.conf" &&
+	   [ ! -e "$D2/vmlinuz-6.1.0-999-amd64" ]; then ok shim-unsigned-left-out
+	else bad shim-unsigned-left-out "$(cat "$T/s2.log")"; fi
+	rm -f "$B2/vmlinuz-6.1.0-999-amd64"
+	# the new version removed again (dpkg removes /boot's files, then postrm.d)
+	rm -f "$B2/vmlinuz-$new" "$B2/initrd.img-$new"
+	if KASLR_LOADER_CONF=$T/shim.conf KASLR_LOADER_BOOT=$B2 KASLR_LOADER_STATE=$T/shimstate \
+		"$POSTRM" "$new" >"$T/s3.log" 2>&1 && grep -qx "kernel vmlinuz-$old" "$D2/kaslr.conf" &&
+	   [ ! -e "$D2/vmlinuz-$new" ] && [ "$(sha "$L2")" = "$before" ]; then ok shim-remove
+	else bad shim-remove "$(cat "$T/s3.log"; tr '\n' '|' <"$D2/kaslr.conf")"; fi
+}
+shim_section
+
 # 7. removing the package takes kaslr-loader off the ESP: byte for byte
 # as before the first install (systemd-boot's loader, the empty entries
 # directory); purge leaves nothing of the package in the root

@@ -159,3 +159,36 @@ no_payload() {
 loader_said() {
 	clean_log "$LOG" | grep -Eq "^kaslr-loader: $1" || fail "no loader line matching '$1'"
 }
+
+# ---- shim (Debian's shim-unsigned, signed with the snakeoil key: it stands
+# in for the Microsoft-signed shim; its vendor certificate is Debian's CA)
+SHIM_SRC=/usr/lib/shim
+# shellcheck disable=SC2034 # the cases use it
+SHIM_EFI=$WORK/shim/shimx64.efi
+
+# sb_shim: $SHIM_EFI (and mmx64.efi beside it), snakeoil-signed
+sb_shim() {
+	local f
+	sb_key
+	[ -f "$SHIM_SRC/shimx64.efi" ] || fail "no $SHIM_SRC/shimx64.efi (make deps installs shim-unsigned)"
+	mkdir -p "$WORK/shim"
+	for f in shimx64.efi mmx64.efi; do
+		[ "$WORK/shim/$f" -nt "$SHIM_SRC/$f" ] && continue
+		sbsign --key "$SB_KEY" --cert "$SB_CERT" --output "$WORK/shim/$f" "$SHIM_SRC/$f" \
+			>/dev/null 2>&1 || fail "sbsign $SHIM_SRC/$f"
+	done
+}
+
+# sb_resign IN OUT [objcopy args...]: IN's signature removed, objcopy's
+# change made, signed again with the snakeoil key
+sb_resign() {
+	local in=$1 out=$2
+	shift 2
+	sb_key
+	cp "$in" "$out.unsigned" || fail "cp $in"
+	sbattach --remove "$out.unsigned" >/dev/null 2>&1 || fail "sbattach --remove $in"
+	if [ $# -gt 0 ]; then objcopy "$@" "$out.unsigned" || fail "objcopy $*"; fi
+	sbsign --key "$SB_KEY" --cert "$SB_CERT" --output "$out" "$out.unsigned" >/dev/null 2>&1 ||
+		fail "sbsign $out"
+	rm -f "$out.unsigned"
+}

@@ -119,7 +119,7 @@ TEST(malformed)
 		{ "header size", 10, 33 },
 		{ "length past the section", 14, 0xff },
 		{ "length below the header", 12, 8 },
-		{ "unknown flag", 16, 3 },
+		{ "unknown flag", 16, 5 },
 		{ "allow never-key", 20, OPT_BIT(OPT_K_KERNEL) },
 		{ "allow unknown key", 22, 1 },
 		{ "too many records", 24, 200 },
@@ -343,4 +343,111 @@ TEST(merge_table)
 	policy_to_options(&p, &o);
 	CHECK(merge_line(&o, "-- quiet", 1, OPT_BIT(OPT_K_CMDLINE)) == 0 &&
 	      strcmp(o.cmdline, "quiet") == 0, "allowed cmdline taken");
+}
+
+/* TRUST=shim: the flag round-trips, old policies read as before */
+TEST(trust_shim_format)
+{
+	static const uint8_t empty[POLICY_HEADER_SIZE] = POLICY_EMPTY_INIT;
+	struct policy p, q;
+
+	mk_policy(&p);
+	CHECK(policy_write(&p, sec, sizeof(sec)) == LDR_OK, "write pins-only");
+	CHECK(ldr_le32(sec + 16) == POLICY_F_WRITTEN, "a pins-only policy's flags are as before");
+	CHECK(policy_parse(sec, sizeof(sec), &q) == LDR_OK && !q.trust_shim &&
+	      policy_trust(&q) == OPT_TRUST_PINS, "pins only");
+	p.trust_shim = 1;
+	CHECK(policy_write(&p, sec, sizeof(sec)) == LDR_OK, "write trust shim");
+	CHECK(ldr_le32(sec + 16) == (POLICY_F_WRITTEN | POLICY_F_TRUST_SHIM), "flag written");
+	CHECK(ldr_le16(sec + 8) == 1, "version stays 1");
+	CHECK(policy_parse(sec, sizeof(sec), &q) == LDR_OK && q.trust_shim &&
+	      policy_trust(&q) == OPT_TRUST_SHIM, "parsed back");
+	/* an unknown flag bit is still malformed */
+	sec[16] |= 4;
+	CHECK(policy_parse(sec, sizeof(sec), &q) == LDR_E_POLICY_FORMAT, "unknown flag");
+	/* the build's empty header never trusts shim */
+	memset(sec, 0, sizeof(sec));
+	memcpy(sec, empty, sizeof(empty));
+	sec[16] = POLICY_F_TRUST_SHIM;
+	CHECK(policy_parse(sec, sizeof(sec), &q) == LDR_E_POLICY_FORMAT, "empty header + trust");
+	memset(&q, 0, sizeof(q));
+	q.trust_shim = 1; /* not present: no trust */
+	CHECK(policy_trust(&q) == OPT_TRUST_PINS, "absent policy trusts pins");
+}
+
+/* the decision: pin OR shim's Verify for a kernel, initrds measured */
+TEST(trust_shim_check)
+{
+	struct policy p;
+	uint8_t good[32], other[32];
+	const char *k = "\\EFI\\kaslr\\vmlinuz-6.1.0-amd64", *i = "\\efi\\kaslr\\initrd.img-6.1.0-amd64";
+	const char *u = "\\EFI\\kaslr\\vmlinuz-6.1.0-99-amd64";
+	int ask = 7;
+
+	mk_policy(&p);
+	sha256("kernel", 6, good);
+	sha256("kernel!", 7, other);
+	/* pins-only policy: exactly policy_check_digest, shim or not */
+	CHECK(policy_check_trust(&p, 1, 1, POLICY_KERNEL, u, other, NULL, &ask) ==
+	      LDR_E_POLICY_UNPINNED && ask == 0, "pins only: unpinned refused with shim");
+	CHECK(policy_check_trust(&p, 1, 1, POLICY_KERNEL, k, good, NULL, &ask) == LDR_OK &&
+	      ask == 0, "pins only: pin");
+	p.trust_shim = 1;
+	/* a matching pin needs nobody */
+	CHECK(policy_check_trust(&p, 1, 1, POLICY_KERNEL, k, good, NULL, &ask) == LDR_OK &&
+	      ask == 0, "pin matches");
+	CHECK(policy_check_trust(&p, 1, 0, POLICY_KERNEL, k, good, NULL, &ask) == LDR_OK &&
+	      ask == 0, "pin matches, no shim");
+	/* otherwise shim decides, when it is there */
+	CHECK(policy_check_trust(&p, 1, 1, POLICY_KERNEL, u, other, NULL, &ask) == LDR_OK &&
+	      ask == 1, "unpinned: ask shim");
+	CHECK(policy_check_trust(&p, 1, 1, POLICY_KERNEL, k, other, NULL, &ask) == LDR_OK &&
+	      ask == 1, "pin differs: ask shim");
+	CHECK(policy_check_trust(&p, 1, 0, POLICY_KERNEL, u, other, NULL, &ask) ==
+	      LDR_E_SHIM_ABSENT && ask == 0, "unpinned, no shim");
+	CHECK(policy_check_trust(&p, 1, 0, POLICY_KERNEL, k, other, NULL, &ask) ==
+	      LDR_E_SHIM_ABSENT, "pin differs, no shim");
+	/* initrds: admitted with shim, pins only without */
+	CHECK(policy_check_trust(&p, 1, 1, POLICY_INITRD, "\\EFI\\x.img", other, NULL, &ask) ==
+	      LDR_OK && ask == 0, "initrd unpinned, shim");
+	CHECK(policy_check_trust(&p, 1, 1, POLICY_INITRD, i, other, NULL, &ask) == LDR_OK &&
+	      ask == 0, "initrd pin differs, shim");
+	CHECK(policy_check_trust(&p, 1, 0, POLICY_INITRD, "\\EFI\\x.img", other, NULL, &ask) ==
+	      LDR_E_POLICY_UNPINNED, "initrd unpinned, no shim");
+	/* Secure Boot off: the trust adds nothing, shim is never asked */
+	CHECK(policy_check_trust(&p, 0, 1, POLICY_KERNEL, k, other, NULL, &ask) ==
+	      LDR_E_POLICY_HASH && ask == 0, "off: pin as default");
+	CHECK(policy_check_trust(&p, 0, 1, POLICY_KERNEL, u, other, NULL, &ask) == LDR_OK &&
+	      ask == 0, "off: unpinned boots");
+}
+
+/* OPT_TRUST_SHIM takes kernel and initrd, and nothing else, under Secure Boot */
+TEST(trust_shim_merge)
+{
+	struct policy p;
+	struct ldr_options o, src;
+	const char *line = "kernel=vmlinuz-new initrd=initrd.img-new nokaslr module=m.bin -- init=/bin/sh";
+	uint32_t ign;
+
+	mk_policy(&p);
+	for (unsigned id = 0; id < OPT_K_COUNT; id++)
+		CHECK(options_key_shim((enum opt_key_id)id) ==
+		      (id == OPT_K_KERNEL || id == OPT_K_INITRD), "key %u", id);
+	options_defaults(&o);
+	policy_to_options(&p, &o);
+	options_defaults(&src);
+	CHECK(options_parse_line(&src, line, strlen(line)) == LDR_OK, "parse");
+	ign = options_merge_trust(&o, &src, 1, 0, OPT_TRUST_SHIM);
+	CHECK(ign == (OPT_BIT(OPT_K_NOKASLR) | OPT_BIT(OPT_K_MODULE) | OPT_BIT(OPT_K_CMDLINE)),
+	      "ignored 0x%x", ign);
+	CHECK(strcmp(o.kernel, "vmlinuz-new") == 0 && o.ninitrd == 1 &&
+	      strcmp(o.initrd[0].path, "initrd.img-new") == 0, "kernel and initrd taken");
+	CHECK(strcmp(o.cmdline, p.cmdline) == 0 && !o.nokaslr && o.nmodules == 0,
+	      "the pinned command line kept");
+	/* the same line under a pins-only policy changes no file */
+	options_defaults(&o);
+	policy_to_options(&p, &o);
+	ign = options_merge_trust(&o, &src, 1, 0, OPT_TRUST_PINS);
+	CHECK((ign & OPT_BIT(OPT_K_KERNEL)) && (ign & OPT_BIT(OPT_K_INITRD)) &&
+	      strcmp(o.kernel, p.file[0].path) == 0, "pins: kernel and initrd ignored");
 }
