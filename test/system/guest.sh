@@ -42,7 +42,7 @@ grep -E '^ *(Secure Boot|Random Seed|Passed to OS|System Token)' "$d/bootctl.txt
 
 step=$(cat "$d/step" 2>/dev/null)
 if [ "$step" = update ]; then
-	apt-get install -y --no-download "$d"/kaslr-loader_*.deb >"$d/apt.log" 2>&1
+	apt-get install -y "$d"/kaslr-loader_*.deb >"$d/apt.log" 2>&1
 	say "deb-install=$?"
 	tail -n 5 "$d/apt.log" | each apt
 	cp "$d/install.conf" /etc/kaslr-loader/install.conf
