@@ -9,7 +9,6 @@
 #            /etc/kaslr-loader/install.conf, dpkg -i the second kernel's
 #            package (the kernel hooks put it on the ESP)
 # and powers off.
-# shellcheck disable=SC2317
 d=/root/kaslr-system
 say() { echo "kaslr-system: $*"; }
 # each line of a command's output, prefixed
@@ -44,7 +43,7 @@ step=$(cat "$d/step" 2>/dev/null)
 if [ "$step" = update ]; then
 	apt-get install -y "$d"/kaslr-loader_*.deb >"$d/apt.log" 2>&1
 	say "deb-install=$?"
-	tail -n 5 "$d/apt.log" | each apt
+	grep -v 'Reading database' "$d/apt.log" | tail -n 4 | each apt
 	cp "$d/install.conf" /etc/kaslr-loader/install.conf
 	say "update-from=$(uname -r)"
 	dpkg -i "$d"/linux-image-*.deb >"$d/dpkg.log" 2>&1

@@ -227,6 +227,10 @@ if [ "${1:-}" = --scenario ]; then
 		st=$(sed -n 's/^kaslr-system: update=//p' "$c")
 		[ "$st" = 0 ]
 		check "update: dpkg -i ${newdeb##*/}" $? "status $st$(sed -n 's/^kaslr-system: dpkg /; /p' "$c" | tail -n 4 | tr -d '\n')"
+		# the kernel hooks put the new kernel on the ESP (the guest listed it)
+		grep -q "^kaslr-system: esp-file .*/vmlinu[xz]-$newver\(\.gz\)\{0,1\}\$" "$c"
+		check "update: the kernel hooks put $newver on the ESP" $? \
+			"ESP: $(sed -n 's|^kaslr-system: esp-file /boot/efi/||p' "$c" | tr '\n' ' ')"
 		sed -n 's/^kaslr-system: dpkg /dpkg: /p' "$c" | while read -r x; do info "update: $x"; done
 		sed -n 's/^kaslr-system: esp-file /ESP file after the update: /p' "$c" | while read -r x; do info "update: $x"; done
 		boot 2 "$newver"
