@@ -12,7 +12,8 @@ BUILD   := build
 DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf qemu-system-x86 mtools dosfstools \
             systemd-boot-efi systemd sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck \
-            swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs python3 shim-unsigned
+            swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs python3 shim-unsigned \
+            mmdebstrap
 
 WARN := -Wall -Wextra -Werror
 
@@ -218,6 +219,8 @@ include test/matrix/matrix.mk
 include test/bench/bench.mk
 # make install-hooks, make deb (src/tools/debian/deb.mk)
 include src/tools/debian/deb.mk
+# make test-system: a real Debian system, booted and updated (test/system/system.mk)
+include test/system/system.mk
 
 # the worked example of include/PROTOCOL.md, built from the document's text
 # (test/example.sh); test/qemu/cases/example.sh boots it
