@@ -75,6 +75,7 @@ user_boot_again() {
 	# shellcheck disable=SC2034
 	U_PCRS=$(clean_log "$LOG" | sed -n 's/^linux-init: PCRS //p' | tail -n 1)
 	U_BPUID=$(kv "$line" bpuid) U_BPBYTES=$(kv "$line" bpbytes) U_BPHITS=$(kv "$line" bphits)
+	# shellcheck disable=SC2034 # for the cases
 	U_FEATURES=$(kv "$line" features) U_CRNG=$(kv "$line" crng) U_RSEED=$(kv "$line" rseed)
 	line=$(clean_log "$LOG" | grep -a 'kaslr-loader: linux: physical base' | tail -n 1)
 	L_PHYS=$(printf '%s\n' "$line" | sed -n 's/.*physical base \(0x[0-9A-Fa-f]*\),.*/\1/p')

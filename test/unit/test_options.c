@@ -891,6 +891,8 @@ TEST(test_settings_bounds)
 	CHECK_EQ_U64(options_settings_text(&o, buf, len - 1, &len), LDR_E_OPT_TOO_LONG,
 		     "one byte short");
 	CHECK_EQ_U64(options_settings_text(&o, buf, 0, &len), LDR_E_OPT_TOO_LONG, "no room");
+}
+
 /* kaslr.phys= / kaslr.virt=: what each value reads as, and back as text */
 struct place_case {
 	const char *text;
