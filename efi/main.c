@@ -6,6 +6,7 @@
  */
 #include <efi.h>
 #include <efilib.h>
+#include <string.h>
 
 #include "ldr.h"
 #include "decompress.h"
@@ -375,7 +376,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		 * image) stay allocated until a failure gives them back below: on
 		 * success they reach the kernel as EfiLoaderData, free memory to
 		 * it, and FreePages would cost the firmware thousands of
-		 * instructions per page for nothing. */
+		 * instructions per page for nothing.  The file's own bytes are
+		 * zeroed (eight bytes a store): a word in them that happens to
+		 * equal this boot's base must not read as one left behind. */
+		memset(L->file, 0, L->file_size);
 		st = modules_load(L);
 		if (!EFI_ERROR(st)) {
 			log_step(L"modules", MARK_MODULES);

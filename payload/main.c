@@ -328,10 +328,18 @@ static void pl_check_placement(const struct kaslr_boot_info *info)
 #if defined(PAYLOAD_VARIANT_HIGH)
 	if (virt < PL_HIGH_LO || virt > PL_HIGH_HI || PL_HIGH_HI - virt < size)
 		FAIL2("virt_window", "virt", virt, "size", size);
-	/* the window is one range: the index is the distance from its start */
-	if ((info->flags & (KB_FLAG_VIRT_KASLR | KB_FLAG_FORCED)) &&
-	    info->virt_slot != (virt - PL_HIGH_LO) / PL_KASLR_ALIGN)
-		FAIL2("virt_slot", "got", info->virt_slot, "want", (virt - PL_HIGH_LO) / PL_KASLR_ALIGN);
+	/* the window is one range: the index is the distance from its start,
+	 * so virt - index * align is that start, inside the top 2 GiB (the
+	 * default window starts at its bottom; a KASLR note may narrow it),
+	 * and every position of the window, the last too, fits */
+	if (info->flags & (KB_FLAG_VIRT_KASLR | KB_FLAG_FORCED)) {
+		uint64_t back = info->virt_slot * PL_KASLR_ALIGN;
+		uint64_t start = virt - back;
+
+		if (back > virt - PL_HIGH_LO || start % PL_KASLR_ALIGN ||
+		    (info->virt_slots - 1) * PL_KASLR_ALIGN > PL_HIGH_HI - start - size)
+			FAIL2("virt_slot", "got", info->virt_slot, "of", info->virt_slots);
+	}
 	if (pl_has_word((const char *)(uintptr_t)info->cmdline, info->cmdline_len, PL_BUG_WORD) &&
 	    virt + size > PL_HIGH_HI - 16 * 1024 * 1024) {
 		serial_puts("payload: planted bug hit: image in the top 16 MiB of the window, virt=");
