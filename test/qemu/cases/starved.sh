@@ -1,0 +1,26 @@
+# starved - a boot on a host with no CPU to spare is slow, not hung:
+# QEMU shares one host CPU with three busy loops, so the payload's boot
+# takes about four times as long by the wall clock as it needs, longer
+# than its --timeout; boot.sh's limits leave out the time the guest's CPU
+# waited for the host's, so the boot still ends with the payload's PASS,
+# and the wall clock it took is more than the limit (else the case proved
+# nothing about load)
+esp=$(mkesp "$NAME" "$P/kernel-pie.elf")
+limit=15
+# the CPU this shell may run on; the loops and QEMU all get that one
+cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
+taskset -pc "$cpu" $$ >/dev/null || fail "taskset could not pin the case to CPU $cpu"
+hogs=()
+for _ in 1 2 3; do
+	sh -c 'while :; do :; done' &
+	hogs+=($!)
+done
+trap 'kill "${hogs[@]}" 2>/dev/null' EXIT
+t0=$SECONDS
+boot_payload "$esp" --cpu max --timeout "$limit"
+wall=$((SECONDS - t0))
+kill "${hogs[@]}" 2>/dev/null
+[ "$RC" != 124 ] || fail "timed out after ${wall}s by the wall clock: the guest's waits were counted"
+expect_pass
+[ "$wall" -gt "$limit" ] || fail "the boot took ${wall}s, within the ${limit}s limit: the host was not starved"
+ok "${wall}s by the wall clock against a ${limit}s limit"
