@@ -158,10 +158,11 @@ SBAT_VERSION := $(shell sed -n 's/^\#define LDR_VERSION "\(.*\)"/\1/p' efi/bli.h
 SBAT_CSV := $(BUILD)/sbat.csv
 $(SBAT_CSV): efi/sbat.csv.in efi/bli.h FORCE
 	@mkdir -p $(@D)
-	@{ sed -e '/^#/d' -e 's/@VERSION@/$(SBAT_VERSION)/' $<; \
-	   [ -z '$(SBAT_DISTRO)' ] || printf '%s\n' '$(SBAT_DISTRO)'; } >$@.tmp
-	@awk -F, 'NF != 6 || $$2 !~ /^[1-9][0-9]*$$/ {print "sbat: line " NR " wants 6 fields, a generation >= 1: " $$0; e = 1} END {exit e}' $@.tmp
-	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+	@t=$@.$$$$.tmp; { sed -e '/^#/d' -e 's/@VERSION@/$(SBAT_VERSION)/' $<; \
+	   [ -z '$(SBAT_DISTRO)' ] || printf '%s\n' '$(SBAT_DISTRO)'; } >$$t && \
+	awk -F, 'NF != 6 || $$2 !~ /^[1-9][0-9]*$$/ {print "sbat: line " NR " wants 6 fields, a generation >= 1: " $$0; e = 1} END {exit e}' $$t || \
+	{ rm -f $$t; exit 1; }; \
+	if cmp -s $$t $@; then rm -f $$t; else mv $$t $@; fi
 FORCE:
 
 # .sbat goes in as the last section, at the page after the image's end
