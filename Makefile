@@ -194,9 +194,11 @@ $(POLICY_TOOL): $(TOOL_OBJ)
 	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $(TOOL_OBJ) -o $@
 
 # build/tools/kaslr-sweep (src/tools/kaslr-sweep.sh): placement sweeps under
-# QEMU + OVMF; it finds build/BOOTX64.EFI beside its own directory
+# QEMU + OVMF; it finds build/BOOTX64.EFI beside its own directory, and
+# guest-clock.sh (its time limits) in it
 SWEEP_TOOL := $(BUILD)/tools/kaslr-sweep
-$(SWEEP_TOOL): src/tools/kaslr-sweep.sh
+$(SWEEP_TOOL): src/tools/kaslr-sweep.sh src/tools/guest-clock.sh
+	install -D -m 0644 src/tools/guest-clock.sh $(@D)/guest-clock.sh
 	install -D -m 0755 $< $@
 
 .DEFAULT_GOAL := all

@@ -106,6 +106,11 @@ case $cmdline in *$'\n'*) usage "--cmdline: one line" ;; esac
 
 # ------------------------------------------------------------ tools
 here=$(cd "$(dirname "$0")" && pwd)
+# guest_us: beside this tool (build/tools/), else the packaged one
+clock=$here/guest-clock.sh
+[ -f "$clock" ] || clock=/usr/lib/kaslr-loader/guest-clock.sh
+# shellcheck source=src/tools/guest-clock.sh
+. "$clock" || usage "$clock missing (reinstall kaslr-loader)"
 loader=${KASLR_SWEEP_LOADER:-}
 for l in "$here/../BOOTX64.EFI" /usr/lib/kaslr-loader/kaslr-loader.efi; do
 	[ -n "$loader" ] || { [ -f "$l" ] && loader=$l; }
@@ -182,16 +187,6 @@ for m in "${memlist[@]}"; do
 done
 
 # the serial log without the firmware's terminal escapes and CRs
-# guest_us PID: microseconds of the wall clock now, less the time PID's
-# busiest thread (the guest's CPU) spent runnable but waiting for a host CPU
-guest_us() {
-	local st f best=-1 delay=0
-	for st in /proc/"$1"/task/*/schedstat; do
-		read -ra f <"$st" 2>/dev/null || continue
-		[ "${f[0]}" -gt "$best" ] && best=${f[0]} delay=${f[1]}
-	done
-	echo $((${EPOCHREALTIME//[!0-9]/} - delay / 1000))
-}
 clean() { sed -e 's/\x1b\[[0-9;?=]*[A-Za-z]//g' -e 's/\x1b[()][0-9A-Za-z]//g' -e 's/\r//g' "$1"; }
 
 # one_boot N: boot boots[N]; writes $work/N.res "outcome phys voffset secs why"

@@ -163,22 +163,15 @@ fi
 # then exits without its PCRs; with a TPM attached it is killed outright
 sig=TERM
 [ -n "$tpm" ] && sig=KILL
-# now_us: microseconds since QEMU started, less the time the guest's CPU
-# (QEMU's thread with the most CPU time) spent runnable but not running
-t0_us=${EPOCHREALTIME//[!0-9]/}
+# now_us: the guest's microseconds since QEMU started (guest_us)
+# shellcheck source=src/tools/guest-clock.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../src/tools/guest-clock.sh"
+t0_us=$(guest_us "$pid")
 now_us=0
-guest_clock() {
-	local st f best=-1 delay=0
-	for st in /proc/"$pid"/task/*/schedstat; do
-		read -ra f <"$st" 2>/dev/null || continue
-		[ "${f[0]}" -gt "$best" ] && best=${f[0]} delay=${f[1]}
-	done
-	now_us=$((${EPOCHREALTIME//[!0-9]/} - t0_us - delay / 1000))
-}
 deadline=$((SECONDS + ${BOOT_WALL_FACTOR:-4} * timeout))
 rc='' seen=0 quiet_since=0
 while kill -0 "$pid" 2>/dev/null; do
-	guest_clock
+	now_us=$(($(guest_us "$pid") - t0_us))
 	if [ "$idle" != 0 ]; then
 		n=$(stat -c %s "$log" 2>/dev/null || echo 0)
 		if [ "$n" != "$seen" ]; then seen=$n quiet_since=$now_us

@@ -2,7 +2,8 @@
 # included by the top Makefile.
 #
 #   make install-hooks [DESTDIR=] [prefix=/usr] [sysconfdir=/etc]
-#       the unsigned loader image, kaslr-policy and kaslr-repack in
+#       the unsigned loader image, kaslr-policy, kaslr-repack and
+#       guest-clock.sh (kaslr-sweep's clock) in
 #       $(prefix)/lib/kaslr-loader/, kaslr-sweep in $(prefix)/bin/,
 #       kaslr-loader-install and
 #       kaslr-loader-update in $(prefix)/sbin/, the kernel-install plugin,
@@ -24,6 +25,7 @@ DEB_VERSION := $(shell sed -n 's/^\#define LDR_VERSION "\(.*\)"/\1/p' efi/bli.h)
 DEB_ROOT    := $(BUILD)/deb/root
 DEB_FILE    := $(BUILD)/deb/kaslr-loader_$(DEB_VERSION)_amd64.deb
 HOOK_FILES  := src/tools/kaslr-install.sh src/tools/kaslr-repack.sh src/tools/kaslr-sweep.sh \
+               src/tools/guest-clock.sh \
                $(wildcard src/tools/hooks/*) src/tools/debian/install.conf README
 
 # the scripts name each other by their installed paths: follow prefix
@@ -39,6 +41,7 @@ install-hooks: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES)
 	install -D -m 0755 src/tools/kaslr-install.sh $(DESTDIR)$(prefix)/sbin/kaslr-loader-install
 	mkdir -p $(DESTDIR)$(prefix)/bin
 	$(KL_PATHS) src/tools/kaslr-sweep.sh >$(DESTDIR)$(prefix)/bin/kaslr-sweep
+	install -D -m 0644 src/tools/guest-clock.sh $(DESTDIR)$(KL_LIB)/guest-clock.sh
 	chmod 0755 $(DESTDIR)$(prefix)/bin/kaslr-sweep
 	mkdir -p $(DESTDIR)$(prefix)/lib/kernel/install.d $(DESTDIR)$(sysconfdir)/kernel/postinst.d \
 	         $(DESTDIR)$(sysconfdir)/kernel/postrm.d $(DESTDIR)$(sysconfdir)/kaslr-loader \
