@@ -28,7 +28,13 @@
 # windows are not checked: any lone small byte among zeros reads there as a
 # multiple of 16 MiB, which a 2 MiB-aligned base would match by chance.
 # A base at the link-time address (16 MiB) or an offset of 0 is public
-# (pref_address, nokaslr) and not compared.
+# (pref_address, nokaslr) and not compared.  Two kinds of field hold values
+# that are not the loader's to choose, and a small offset matches them by
+# chance (an offset of 4 MiB is also the size of the flash's e820 entry):
+# the kernel's own constants in the setup header (kernel_alignment at
+# 0x230, pref_address at 0x258, init_size at 0x260) are not compared with
+# the offset, and in the e820 table (0x2d0, 20 bytes an entry) an entry
+# gives the layout away only when it starts or ends at the physical base.
 #
 # kaslr=0 when the kernel says its offset is disabled (checked on its own
 # panic report: see kl.panic).  Then, by kl.mode= on the command line:
@@ -103,14 +109,27 @@ phys=$(printf '%016x' $((code)))
 [ "$phys" = 0000000001000000 ] && phys=0000000000000000
 bphits=$(echo "$bp" | tail -n +2 | awk -v P="$phys" -v V="$voff" '
 	function le(i, n,   s, k) { s = ""; for (k = n; k >= 1; k--) s = s b[i + k - 1]; return s }
+	function hx(s,   k, v) { v = 0; for (k = 1; k <= length(s); k++) v = v * 16 + index("0123456789abcdef", substr(s, k, 1)) - 1; return v }
 	function hit(i, what) { out = out (out == "" ? "" : ",") sprintf("%s0x%x:%s", NR > 1 ? "setup" (NR - 1) "+" : "", i - 1, what) }
 	{
 		n = split($0, b, " ")
 		total += n
+		# boot_params: the e820 table, 0x2d0 (720) to 720 + 20 * e820_entries (0x1e8)
+		lo = hi = -1
+		if (NR == 1 && n >= 3280) { lo = 720; hi = 720 + 20 * hx(b[489]); if (hi > 3280) hi = 3280 }
 		for (i = 1; i + 3 <= n; i += 4) {
+			o = i - 1
+			if (o >= lo && o < hi) {
+				if ((o - lo) % 20 == 0 && P != "0000000000000000") {
+					a = hx(le(i, 8))
+					if (a == hx(P) || a + hx(le(i + 8, 8)) == hx(P)) hit(i, "phys-e820")
+				}
+				continue
+			}
 			w4 = "00000000" le(i, 4)
 			w8 = i + 7 <= n ? le(i, 8) : ""
 			if (P != "0000000000000000" && (w4 == P || w8 == P)) hit(i, "phys")
+			if (NR == 1 && (o == 560 || o == 600 || o == 608)) continue
 			if (V != "0000000000000000" && (w4 == V || w8 == V)) hit(i, "voff")
 		}
 	}
