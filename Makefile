@@ -197,9 +197,10 @@ $(POLICY_TOOL): $(TOOL_OBJ)
 # QEMU + OVMF; it finds build/BOOTX64.EFI beside its own directory, and
 # guest-clock.sh (its time limits) in it
 SWEEP_TOOL := $(BUILD)/tools/kaslr-sweep
-$(SWEEP_TOOL): src/tools/kaslr-sweep.sh src/tools/guest-clock.sh
-	install -D -m 0644 src/tools/guest-clock.sh $(@D)/guest-clock.sh
+$(SWEEP_TOOL): src/tools/kaslr-sweep.sh $(BUILD)/tools/guest-clock.sh
 	install -D -m 0755 $< $@
+$(BUILD)/tools/guest-clock.sh: src/tools/guest-clock.sh
+	install -D -m 0644 $< $@
 
 .DEFAULT_GOAL := all
 # Bare .SECONDARY: no intermediate file (the objects the pattern rules make)

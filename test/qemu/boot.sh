@@ -182,12 +182,15 @@ sig=TERM
 # now_us: the guest's microseconds since QEMU started (guest_us)
 # shellcheck source=src/tools/guest-clock.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../../src/tools/guest-clock.sh"
-t0_us=$(guest_us "$pid")
+t0_us=$(guest_us "$pid") || t0_us=${EPOCHREALTIME//[!0-9]/}
 now_us=0
+g=0
 deadline=$((SECONDS + ${BOOT_WALL_FACTOR:-4} * timeout))
 rc='' seen=0 quiet_since=0
 while kill -0 "$pid" 2>/dev/null; do
-	now_us=$(($(guest_us "$pid") - t0_us))
+	# no thread left to read: QEMU exited, its status is collected below
+	g=$(guest_us "$pid") || break
+	now_us=$((g - t0_us))
 	if [ "$idle" != 0 ]; then
 		n=$(stat -c %s "$log" 2>/dev/null || echo 0)
 		if [ "$n" != "$seen" ]; then seen=$n quiet_since=$now_us

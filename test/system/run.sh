@@ -30,9 +30,12 @@
 # ESP mounted, bootctl naming the first-stage loader.  After every boot: no
 # two boots with the same placement.  An update: the .deb installs with apt,
 # dpkg -i of the second kernel succeeds, and the next boot runs it.
-# Prints one line per check ("ok ..." or "FAIL ..."), "info" lines for what
-# is reported but not judged (crng, bootctl's features and random seed),
-# and last "system: N passed, N failed".
+# With the loader as the first stage, bootctl must list the loader's
+# features and a random seed passed to the OS.  Prints one line per check
+# ("ok ..." or "FAIL ..."), "info" lines for what is reported but not
+# judged (when crng was ready: with RDRAND the kernel is ready at once
+# whatever the loader did; lockdown without Secure Boot; behind
+# systemd-boot, its features and seed), and last "system: N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
@@ -214,21 +217,18 @@ if [ "${1:-}" = --scenario ]; then
 		local feat seed
 		feat=$(sed -n 's/^kaslr-system: bootctl *\(Features: \)\{0,1\}✓ //p' "$c" | paste -sd, -)
 		seed=$(sed -n 's/^kaslr-system: bootctl *Passed to OS: //p' "$c")
+		info "$L: crng init done at $(val crng) s; lockdown $(val lockdown)"
 		if [ "$path" = sdboot ]; then
 			# systemd-boot's own features and seed: reported, not judged
-			info "$L: crng init done at $(val crng) s"
 			info "$L: bootctl loader features: ${feat:-none}"
 			info "$L: bootctl random seed passed to OS: $seed"
 		else
-			# the loader as the first stage, on a CPU with RDRAND: bootctl
-			# lists what the loader sets and the kernel's RNG is ready at once
+			# the loader as the first stage: bootctl lists what it sets
 			case ,$feat, in *",Support for passing random seed to OS,"*) ;; *) false ;; esac &&
 				case ,$feat, in *",Boot loader sets ESP information,"*) ;; *) false ;; esac
 			check "$L: bootctl lists the loader's features" $? "${feat:-none}"
 			[ "$seed" = yes ]
 			check "$L: bootctl: random seed passed to OS" $? "${seed:-no line}"
-			[ "$(val crng)" = 0.000000 ]
-			check "$L: crng init done at 0.000000" $? "$(val crng)"
 		fi
 		return 0
 	}

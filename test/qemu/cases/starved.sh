@@ -1,6 +1,6 @@
 # starved - a boot on a host with no CPU to spare is slow, not hung:
-# QEMU shares one host CPU with three busy loops, so the payload's boot
-# takes about four times as long by the wall clock as it needs, longer
+# QEMU shares one host CPU with five busy loops, so the payload's boot
+# takes about six times as long by the wall clock as it needs, longer
 # than its --timeout; boot.sh's limits leave out the time the guest's CPU
 # waited for the host's, so the boot still ends with the payload's PASS,
 # and the wall clock it took is more than the limit (else the case proved
@@ -11,7 +11,7 @@ limit=15
 cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
 taskset -pc "$cpu" $$ >/dev/null || fail "taskset could not pin the case to CPU $cpu"
 hogs=()
-for _ in 1 2 3; do
+for _ in 1 2 3 4 5; do
 	sh -c 'while :; do :; done' &
 	hogs+=($!)
 done
