@@ -4,31 +4,19 @@
  * that output works even when firmware used another speed or none.
  */
 #include "serial.h"
+#include "x86_io.h"
 
 #define COM1 0x3f8
 
-static inline void serial_outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t serial_inb(uint16_t port)
-{
-	uint8_t v;
-
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
-
 void serial_init(void)
 {
-	serial_outb(COM1 + 1, 0x00); /* no interrupts */
-	serial_outb(COM1 + 3, 0x80); /* DLAB on */
-	serial_outb(COM1 + 0, 0x01); /* divisor 1: 115200 baud */
-	serial_outb(COM1 + 1, 0x00);
-	serial_outb(COM1 + 3, 0x03); /* 8N1, DLAB off */
-	serial_outb(COM1 + 2, 0xc7); /* FIFO on, cleared */
-	serial_outb(COM1 + 4, 0x03); /* DTR, RTS */
+	io_outb(COM1 + 1, 0x00); /* no interrupts */
+	io_outb(COM1 + 3, 0x80); /* DLAB on */
+	io_outb(COM1 + 0, 0x01); /* divisor 1: 115200 baud */
+	io_outb(COM1 + 1, 0x00);
+	io_outb(COM1 + 3, 0x03); /* 8N1, DLAB off */
+	io_outb(COM1 + 2, 0xc7); /* FIFO on, cleared */
+	io_outb(COM1 + 4, 0x03); /* DTR, RTS */
 }
 
 static void serial_putc(char c)
@@ -36,9 +24,9 @@ static void serial_putc(char c)
 	unsigned spin;
 
 	/* bounded: a missing UART must not hang the crash path forever */
-	for (spin = 0; spin < 100000 && !(serial_inb(COM1 + 5) & 0x20); spin++)
+	for (spin = 0; spin < 100000 && !(io_inb(COM1 + 5) & 0x20); spin++)
 		;
-	serial_outb(COM1, (uint8_t)c);
+	io_outb(COM1, (uint8_t)c);
 }
 
 void serial_puts(const char *s)

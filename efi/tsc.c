@@ -6,6 +6,7 @@
 #include <efilib.h>
 
 #include "cpuid.h"
+#include "x86_io.h"
 #include "tsc.h"
 
 #define TSC_CPUID1_EDX_TSC (1u << 4)
@@ -28,19 +29,6 @@
 #define TSC_PIT_TRIES 16
 /* a sample's TSC bracket may hold at most 1/TSC_PIT_SLACK of the interval */
 #define TSC_PIT_SLACK 64
-
-static inline void tsc_outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t tsc_inb(uint16_t port)
-{
-	uint8_t v;
-
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
 
 int tsc_present(void)
 {
@@ -66,10 +54,10 @@ static void tsc_pit_sample(struct tsc_pit_sample *s)
 	uint8_t lo, hi;
 
 	s->tsc_lo = tsc_read();
-	tsc_outb(TSC_PIT_CMD, 0x80); /* counter latch, channel 2 */
+	io_outb(TSC_PIT_CMD, 0x80); /* counter latch, channel 2 */
 	s->tsc_hi = tsc_read();
-	lo = tsc_inb(TSC_PIT_CH2);
-	hi = tsc_inb(TSC_PIT_CH2);
+	lo = io_inb(TSC_PIT_CH2);
+	hi = io_inb(TSC_PIT_CH2);
 	s->count = (uint16_t)(lo | hi << 8);
 }
 
@@ -84,15 +72,15 @@ static void tsc_pit_sample(struct tsc_pit_sample *s)
  */
 static uint64_t tsc_pit_hz_once(int *ret_absent)
 {
-	uint8_t p61 = tsc_inb(TSC_PORT_61);
+	uint8_t p61 = io_inb(TSC_PORT_61);
 	struct tsc_pit_sample a, b;
 	uint64_t ticks, width, hz = 0, t0 = tsc_read();
 	int late = 0;
 
-	tsc_outb(TSC_PORT_61, (uint8_t)((p61 & ~0x02) | 0x01)); /* gate on, speaker off */
-	tsc_outb(TSC_PIT_CMD, 0xb0); /* channel 2, low then high byte, mode 0 */
-	tsc_outb(TSC_PIT_CH2, TSC_PIT_START & 0xff);
-	tsc_outb(TSC_PIT_CH2, TSC_PIT_START >> 8);
+	io_outb(TSC_PORT_61, (uint8_t)((p61 & ~0x02) | 0x01)); /* gate on, speaker off */
+	io_outb(TSC_PIT_CMD, 0xb0); /* channel 2, low then high byte, mode 0 */
+	io_outb(TSC_PIT_CH2, TSC_PIT_START & 0xff);
+	io_outb(TSC_PIT_CH2, TSC_PIT_START >> 8);
 	do
 		tsc_pit_sample(&a);
 	while ((a.count == TSC_PIT_START || a.count == 0) &&
@@ -102,16 +90,16 @@ static uint64_t tsc_pit_hz_once(int *ret_absent)
 	do
 		tsc_pit_sample(&b);
 	while (!late && b.count <= a.count && (unsigned)(a.count - b.count) < TSC_PIT_COUNT &&
-	       !(tsc_inb(TSC_PORT_61) & 0x20) && !(late = b.tsc_hi - t0 > TSC_PIT_TSC_MAX));
+	       !(io_inb(TSC_PORT_61) & 0x20) && !(late = b.tsc_hi - t0 > TSC_PIT_TSC_MAX));
 	/* counted far enough, and the output still low after b: no wrap */
 	if (!late && b.count < a.count && (unsigned)(a.count - b.count) >= TSC_PIT_COUNT &&
-	    !(tsc_inb(TSC_PORT_61) & 0x20)) {
+	    !(io_inb(TSC_PORT_61) & 0x20)) {
 		ticks = b.tsc_lo + b.tsc_hi - a.tsc_lo - a.tsc_hi; /* twice the midpoints' distance */
 		width = (a.tsc_hi - a.tsc_lo) + (b.tsc_hi - b.tsc_lo);
 		if (b.tsc_lo > a.tsc_hi && width * 2 * TSC_PIT_SLACK <= ticks)
 			hz = ticks * TSC_PIT_HZ / (2 * (uint64_t)(a.count - b.count));
 	}
-	tsc_outb(TSC_PORT_61, p61);
+	io_outb(TSC_PORT_61, p61);
 	return hz;
 }
 

@@ -111,7 +111,7 @@ static void cs_check_interrupts(lo_fail_fn fail, struct cs_report *ret)
 		uint8_t min_maxlvt;
 	} lvts[] = { { 0x320, 0 }, { 0x350, 0 }, { 0x370, 0 },
 		     { 0x340, 4 }, { 0x330, 5 }, { 0x2f0, 6 } };
-	uint8_t m1 = serial_inb(CS_PIC1_DATA), m2 = serial_inb(CS_PIC2_DATA);
+	uint8_t m1 = io_inb(CS_PIC1_DATA), m2 = io_inb(CS_PIC2_DATA);
 	uint64_t ab = cpu_rdmsr(CS_MSR_APIC_BASE), base = ab & CS_APIC_ADDR;
 	int x2 = (ab & CS_APIC_X2APIC) != 0;
 	unsigned maxlvt;
@@ -160,10 +160,10 @@ static void cs_pit_sample(struct cs_pit_sample *s)
 	uint8_t lo, hi;
 
 	s->tsc_lo = cs_rdtsc();
-	serial_outb(CS_PIT_CMD, 0x80); /* counter latch, channel 2 */
+	io_outb(CS_PIT_CMD, 0x80); /* counter latch, channel 2 */
 	s->tsc_hi = cs_rdtsc();
-	lo = serial_inb(CS_PIT_CH2);
-	hi = serial_inb(CS_PIT_CH2);
+	lo = io_inb(CS_PIT_CH2);
+	hi = io_inb(CS_PIT_CH2);
 	s->count = (uint16_t)(lo | hi << 8);
 }
 
@@ -179,14 +179,14 @@ static void cs_pit_sample(struct cs_pit_sample *s)
  */
 static uint64_t cs_pit_tsc_hz_once(lo_fail_fn fail)
 {
-	uint8_t p61 = serial_inb(CS_PORT_61);
+	uint8_t p61 = io_inb(CS_PORT_61);
 	struct cs_pit_sample a, b;
 	uint64_t spins = 0, ticks, width, hz = 0;
 
-	serial_outb(CS_PORT_61, (uint8_t)((p61 & ~0x02) | 0x01)); /* gate on, speaker off */
-	serial_outb(CS_PIT_CMD, 0xb0); /* channel 2, low then high byte, mode 0 */
-	serial_outb(CS_PIT_CH2, CS_PIT_START & 0xff);
-	serial_outb(CS_PIT_CH2, CS_PIT_START >> 8);
+	io_outb(CS_PORT_61, (uint8_t)((p61 & ~0x02) | 0x01)); /* gate on, speaker off */
+	io_outb(CS_PIT_CMD, 0xb0); /* channel 2, low then high byte, mode 0 */
+	io_outb(CS_PIT_CH2, CS_PIT_START & 0xff);
+	io_outb(CS_PIT_CH2, CS_PIT_START >> 8);
 	/* the first sample once the counter is seen counting */
 	do {
 		cs_pit_sample(&a);
@@ -198,15 +198,15 @@ static uint64_t cs_pit_tsc_hz_once(lo_fail_fn fail)
 		if (++spins == CS_SPIN_MAX)
 			fail("pit_stuck", "spins", spins, 0, 0);
 	} while (b.count <= a.count && (unsigned)(a.count - b.count) < CS_PIT_COUNT &&
-		 !(serial_inb(CS_PORT_61) & 0x20));
+		 !(io_inb(CS_PORT_61) & 0x20));
 	/* the output still low after b: the count did not wrap */
-	if (b.count < a.count && !(serial_inb(CS_PORT_61) & 0x20)) {
+	if (b.count < a.count && !(io_inb(CS_PORT_61) & 0x20)) {
 		ticks = b.tsc_lo + b.tsc_hi - a.tsc_lo - a.tsc_hi; /* twice the midpoints' distance */
 		width = (a.tsc_hi - a.tsc_lo) + (b.tsc_hi - b.tsc_lo);
 		if (width * 2 * CS_PIT_SLACK <= ticks)
 			hz = ticks * CS_PIT_HZ / (2 * (uint64_t)(a.count - b.count));
 	}
-	serial_outb(CS_PORT_61, p61);
+	io_outb(CS_PORT_61, p61);
 	return hz;
 }
 

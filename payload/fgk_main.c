@@ -73,7 +73,7 @@ static void fgk_fail(const char *why, uint64_t a, uint64_t b)
 	serial_puts(" b=");
 	serial_put_hex(b);
 	serial_putc('\n');
-	serial_outb(FGK_EXIT_PORT, FGK_EXIT_FAIL);
+	io_outb(FGK_EXIT_PORT, FGK_EXIT_FAIL);
 	for (;;)
 		__asm__ volatile("cli; hlt");
 }

@@ -160,7 +160,7 @@ static void pl_table_expected(uint64_t *out)
 static void pl_exit(uint8_t code) __attribute__((noreturn));
 static void pl_exit(uint8_t code)
 {
-	serial_outb(PL_EXIT_PORT, code);
+	io_outb(PL_EXIT_PORT, code);
 	for (;;)
 		__asm__ volatile("cli; hlt");
 }

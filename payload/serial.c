@@ -21,23 +21,23 @@
 
 void serial_init(void)
 {
-	serial_outb(SERIAL_COM1 + SERIAL_IER, 0x00);
-	serial_outb(SERIAL_COM1 + SERIAL_LCR, SERIAL_LCR_DLAB);
-	serial_outb(SERIAL_COM1 + SERIAL_DLL, 1); /* 115200 / 1 */
-	serial_outb(SERIAL_COM1 + SERIAL_DLM, 0);
-	serial_outb(SERIAL_COM1 + SERIAL_LCR, SERIAL_LCR_8N1);
-	serial_outb(SERIAL_COM1 + SERIAL_FCR, 0xc7); /* enable, clear, 14-byte */
-	serial_outb(SERIAL_COM1 + SERIAL_MCR, 0x03); /* DTR, RTS; OUT2 off: no IRQ */
+	io_outb(SERIAL_COM1 + SERIAL_IER, 0x00);
+	io_outb(SERIAL_COM1 + SERIAL_LCR, SERIAL_LCR_DLAB);
+	io_outb(SERIAL_COM1 + SERIAL_DLL, 1); /* 115200 / 1 */
+	io_outb(SERIAL_COM1 + SERIAL_DLM, 0);
+	io_outb(SERIAL_COM1 + SERIAL_LCR, SERIAL_LCR_8N1);
+	io_outb(SERIAL_COM1 + SERIAL_FCR, 0xc7); /* enable, clear, 14-byte */
+	io_outb(SERIAL_COM1 + SERIAL_MCR, 0x03); /* DTR, RTS; OUT2 off: no IRQ */
 }
 
 void serial_putc(char c)
 {
 	for (int i = 0; i < SERIAL_SPIN; i++) {
-		if (serial_inb(SERIAL_COM1 + SERIAL_LSR) & SERIAL_LSR_THRE)
+		if (io_inb(SERIAL_COM1 + SERIAL_LSR) & SERIAL_LSR_THRE)
 			break;
 		__asm__ volatile("pause");
 	}
-	serial_outb(SERIAL_COM1 + SERIAL_THR, (uint8_t)c);
+	io_outb(SERIAL_COM1 + SERIAL_THR, (uint8_t)c);
 }
 
 void serial_puts(const char *s)

@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "x86_io.h" /* io_outb, io_inb: also the checks' (isa-debug-exit, PIT) */
+
 /* Program COM1 for 115200 8N1 with FIFOs on and its interrupts off. */
 void serial_init(void);
 
@@ -22,18 +24,5 @@ void serial_put_hex(uint64_t v);
 /* Write v in decimal. */
 void serial_put_dec(uint64_t v);
 
-/* Port I/O, shared with the checks (isa-debug-exit). */
-static inline void serial_outb(uint16_t port, uint8_t v)
-{
-	__asm__ volatile("outb %0, %1" : : "a"(v), "Nd"(port));
-}
-
-static inline uint8_t serial_inb(uint16_t port)
-{
-	uint8_t v;
-
-	__asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port));
-	return v;
-}
 
 #endif
