@@ -97,7 +97,7 @@ EFI_INC   := /usr/include/efi
 EFI_LIB   := /usr/lib
 EFI_CRT0  := $(EFI_LIB)/crt0-efi-x86_64.o
 # the decompressors, linked as Debian ships them (efi/zglue.c makes them safe)
-LIBDIR_A  := /usr/lib/x86_64-linux-gnu
+LIBDIR_A  := /usr/lib/$(shell $(CC) -print-multiarch)
 DECOMP_A  := $(LIBDIR_A)/libz.a $(LIBDIR_A)/liblzma.a $(LIBDIR_A)/liblz4.a \
              $(LIBDIR_A)/libzstd.a
 EFI_CFLAGS := -std=gnu11 $(WARN) -O2 -g -ffreestanding -fno-stack-protector \

@@ -184,7 +184,6 @@ sig=TERM
 . "$(dirname "${BASH_SOURCE[0]}")/../../src/tools/guest-clock.sh"
 t0_us=$(guest_us "$pid") || t0_us=${EPOCHREALTIME//[!0-9]/}
 now_us=0
-g=0
 deadline=$((SECONDS + ${BOOT_WALL_FACTOR:-4} * timeout))
 rc='' seen=0 quiet_since=0
 while kill -0 "$pid" 2>/dev/null; do
