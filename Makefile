@@ -130,10 +130,11 @@ $(BUILD)/efi/%.o: efi/%.S
 	@mkdir -p $(@D)
 	$(CC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
 # The same for the core: what walks every byte or relocation of a kernel
-# stays -O2 (hashing, decompression, relocation, the shuffle), the rest
-# (options, policy, memory map, page tables...) is built for size.
-CORE_HOT  := sha256 reloc linux_reloc fgkaslr decompress decomp_gzip decomp_lz4 decomp_xz \
-             decomp_zstd bzimage elf
+# stays -O2 (hashing, relocation, the shuffle, the segment copies), the rest
+# (options, policy, memory map, page tables, the decompressors' glue, which
+# runs once per library call...) is built for size.  sha256_x86.c is small
+# either way: its work is the CPU's SHA instructions.
+CORE_HOT  := sha256 reloc linux_reloc fgkaslr elf
 $(BUILD)/efi/core_%.o: src/%.c
 	@mkdir -p $(@D)
 	$(CC) $(EFI_CFLAGS) $(if $(filter $(CORE_HOT),$*),,-Os) $(DEPFLAGS) -c $< -o $@
@@ -179,7 +180,7 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so $(SBAT_CSV)
 # build/tools/kaslr-policy (src/tools/kaslr-policy.c): writes the embedded
 # policy before signing; linked with the core's own policy, PE and option
 # code, optimised and without sanitizers (it is installed, e.g. by make deb)
-TOOL_CORE := policy pe options sha256 err
+TOOL_CORE := policy pe options sha256 sha256_x86 err
 TOOL_OBJ  := $(TOOL_CORE:%=$(BUILD)/tools/obj/%.o) $(BUILD)/tools/obj/kaslr-policy.o
 POLICY_TOOL := $(BUILD)/tools/kaslr-policy
 DEPS      += $(TOOL_OBJ:.o=.d)

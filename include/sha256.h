@@ -34,4 +34,21 @@ void sha256_final(struct sha256_ctx *ctx, uint8_t ret_digest[SHA256_DIGEST_SIZE]
 /* One-shot: ret_digest = SHA-256(data[0..len)). */
 void sha256(const void *data, size_t len, uint8_t ret_digest[SHA256_DIGEST_SIZE]);
 
+/*
+ * The block functions behind sha256_update, for tests and benchmarks.
+ * sha256_round_k is FIPS 180-4's K (4.2.2).  sha256_x86_blocks
+ * (src/sha256_x86.c) runs on the x86 SHA extensions and may be called only
+ * when sha256_x86_usable() says the CPU has them; sha256_update uses it
+ * for runs of at least SHA256_X86_MIN bytes.  It keeps UEFI's (Microsoft
+ * x64) calling convention, which leaves XMM6-XMM15 as it found them.
+ */
+#define SHA256_X86_MIN 1024
+extern const uint32_t sha256_round_k[64];
+void sha256_portable_blocks(uint32_t state[8], const uint8_t *p, size_t nblocks);
+int sha256_x86_usable(void);
+#if defined(__x86_64__)
+__attribute__((ms_abi)) void sha256_x86_blocks(uint32_t state[8], const uint8_t *p,
+					       size_t nblocks);
+#endif
+
 #endif

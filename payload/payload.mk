@@ -84,7 +84,7 @@ PAYLOAD_LDFLAGS_shared := --emit-relocs -T payload/shared.lds
 PAYLOAD_LDFLAGS_upper := --emit-relocs -T payload/exec.lds
 
 # the payload checks derivations with the loader's own SHA-256 code
-PAYLOAD_CORE := sha256 entropy tcglog
+PAYLOAD_CORE := sha256 sha256_x86 entropy tcglog
 # the objects of every variant (payload/fgk.mk uses the list too)
 PAYLOAD_OBJ_NAMES := main.o serial.o efivars.o leftovers.o cpustate.o tpmlog.o entry.o \
                      $(PAYLOAD_CORE:%=core_%.o)

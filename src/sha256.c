@@ -1,16 +1,20 @@
 /*
  * sha256.c - SHA-256 as specified in FIPS 180-4 (sections 4.1.2, 4.2.2,
  * 5.1.1, 5.3.3 and 6.2).  Byte-oriented, endian-independent, no tables
- * beyond the round constants.
+ * beyond the round constants.  On x86-64 long inputs go through the CPU's
+ * SHA extensions when CPUID offers them (src/sha256_x86.c).
  */
 #include <string.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include "ldr.h"
 #include "sha256.h"
 
 /* FIPS 180-4 4.2.2: first 32 bits of the fractional parts of the cube
  * roots of the first 64 primes. */
-static const uint32_t sha256_k[64] = {
+const uint32_t sha256_round_k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
 	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
 	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
@@ -83,7 +87,7 @@ static void sha256_compress(uint32_t state[8], const uint8_t block[SHA256_BLOCK_
 	uint32_t w[16];
 	uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
 	uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
-	const uint32_t *k = sha256_k;
+	const uint32_t *k = sha256_round_k;
 	unsigned t;
 
 	for (t = 0; t < 16; t++)
@@ -91,7 +95,7 @@ static void sha256_compress(uint32_t state[8], const uint8_t block[SHA256_BLOCK_
 	S_EIGHT(0, S_W_FIRST);
 	S_EIGHT(8, S_W_FIRST);
 	/* rounds 16-63: the ring's index and k restart at 0 every 16 */
-	for (k += 16; k < sha256_k + 64; k += 16) {
+	for (k += 16; k < sha256_round_k + 64; k += 16) {
 		S_EIGHT(0, S_W_LATER);
 		S_EIGHT(8, S_W_LATER);
 	}
@@ -103,6 +107,35 @@ static void sha256_compress(uint32_t state[8], const uint8_t block[SHA256_BLOCK_
 	state[5] += f;
 	state[6] += g;
 	state[7] += h;
+}
+
+/* nblocks whole blocks at p, in the portable code */
+void sha256_portable_blocks(uint32_t state[8], const uint8_t *p, size_t nblocks)
+{
+	for (; nblocks; nblocks--, p += SHA256_BLOCK_SIZE)
+		sha256_compress(state, p);
+}
+
+/*
+ * Nonzero when the CPU has what sha256_x86_blocks runs on: the SHA
+ * extensions (CPUID leaf 7 EBX bit 29), SSSE3 and SSE4.1 (leaf 1 ECX bits
+ * 9 and 19).  Asked on every long update, not remembered: the core keeps
+ * no state of its own, and one CPUID per update of 1 KiB or more is
+ * nothing beside the hashing.
+ */
+int sha256_x86_usable(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid_count(1, 0, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19)))
+		return 0;
+	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
+		return 0;
+	return (b >> 29) & 1;
+#else
+	return 0;
+#endif
 }
 
 /* Start a new hash: FIPS 180-4 5.3.3 initial hash value. */
@@ -141,6 +174,15 @@ void sha256_update(struct sha256_ctx *ctx, const void *data, size_t len)
 		sha256_compress(ctx->state, ctx->buf);
 		ctx->buf_len = 0;
 	}
+#if defined(__x86_64__)
+	if (len >= SHA256_X86_MIN && sha256_x86_usable()) {
+		size_t n = len / SHA256_BLOCK_SIZE;
+
+		sha256_x86_blocks(ctx->state, p, n);
+		p += n * SHA256_BLOCK_SIZE;
+		len -= n * SHA256_BLOCK_SIZE;
+	}
+#endif
 	while (len >= SHA256_BLOCK_SIZE) {
 		sha256_compress(ctx->state, p);
 		p += SHA256_BLOCK_SIZE;

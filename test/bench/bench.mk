@@ -10,7 +10,7 @@
 BENCH_DIR   := $(BUILD)/bench
 BENCH_CFLAGS := $(HOST_BASE_CFLAGS) -O2 -DNDEBUG $(TEST_INC)
 BENCH_OBJ   := $(patsubst src/%.c,$(BENCH_DIR)/obj/%.o,$(CORE_SRC))
-BENCH_PROGS := $(BENCH_DIR)/bench_pipeline $(BENCH_DIR)/bench_entropy \
+BENCH_PROGS := $(BENCH_DIR)/bench_pipeline $(BENCH_DIR)/bench_entropy $(BENCH_DIR)/bench_sha256 \
                $(BENCH_DIR)/bench_plot $(BENCH_DIR)/bench_fgkaslr
 DEPS        += $(BENCH_OBJ:.o=.d) \
                $(patsubst $(BENCH_DIR)/%,$(BENCH_DIR)/main/%.d,$(BENCH_PROGS))

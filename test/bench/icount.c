@@ -10,7 +10,8 @@
  *       -plugin build/bench/icount.so,out=FILE ...
  *
  * FILE (default: QEMU's plugin log, -d plugin) gets one line per mark as it
- * executes, "mark ID INSNS", and at exit "total INSNS".  INSNS counts
+ * executes, "mark ID INSNS", and at exit "high INSNS" (see below) and
+ * "total INSNS".  INSNS counts
  * instructions up to and including the mark.  Every translation block adds
  * its length to one counter when it starts (one inline add, no call); a
  * mark's callback subtracts the instructions of its block that follow it.
@@ -41,6 +42,7 @@ void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb,
 				    void *userdata);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
@@ -58,9 +60,13 @@ static const unsigned char mark_magic[3] = {0x00, 0x4c, 0x4b};
 
 /*
  * With -icount, TCG runs one vCPU thread at a time: a plain counter is
- * exact.
+ * exact.  high counts, apart, the instructions of blocks at virtual
+ * addresses in the upper half (from 0xffff800000000000): an x86-64 kernel
+ * proper once it runs at its link address, never firmware, loaders or
+ * user space, so that two boot paths can be compared on the kernel's share.
  */
-static uint64_t insns;
+#define HIGH_HALF 0xffff800000000000ull
+static uint64_t insns, high;
 static FILE *out;
 
 static void emit(const char *line)
@@ -91,6 +97,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 
 	(void)id;
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &insns, n);
+	if (qemu_plugin_tb_vaddr(tb) >= HIGH_HALF)
+		qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &high, n);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		const unsigned char *b = qemu_plugin_insn_data(insn);
@@ -110,6 +118,8 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *udata)
 
 	(void)id;
 	(void)udata;
+	snprintf(line, sizeof(line), "high %" PRIu64 "\n", high);
+	emit(line);
 	snprintf(line, sizeof(line), "total %" PRIu64 "\n", insns);
 	emit(line);
 	if (out)

@@ -18,6 +18,9 @@ BEGIN {
 		"fgk = elf_load + fgk_apply - elf_load: check, shuffle with drbg_below draws, copy, every relocation, both tables re-sorted; " \
 		"reference: elf_load + reloc_apply of the same image, no shuffle; entropy: log2(n!) capped by the 256-bit seed; " \
 		"goal: fgk <= 50 ms for 40000 functions (Linux's unmerged series was reported at about 1 s of boot)"
+	title["sha256"] = "SHA-256 on the host (16 MiB)"
+	note["sha256"] = "src/sha256.c (portable) against src/sha256_x86.c (the SHA extensions, where CPUID offers them), " \
+		"thread CPU time, median; portable / extensions: how many times faster a pinned kernel is hashed with them"
 	title["entropy-phys"] = "Physical entropy per captured OVMF map (2 MiB slots at or above 16 MiB)"
 	note["entropy-phys"] = "loader: free memory as efi/place.c sees it; theoretical: every RAM byte (slot_theoretical); " \
 		"Linux rule: each EfiConventionalMemory descriptor above 16 MiB on its own, without its mem_avoid list (an upper bound)"

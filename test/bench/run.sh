@@ -36,7 +36,7 @@ tmp=$O/bench.csv.part
 csvf() { printf '%s' "$1" | tr ',"' ';;'; }
 row() { printf '%s,%s,%s,%s\n' "$1" "$(csvf "$2")" "$(csvf "$3")" "$(csvf "$4")" >>"$tmp"; }
 
-for prog in bench_pipeline bench_entropy bench_plot bench_fgkaslr; do
+for prog in bench_pipeline bench_entropy bench_plot bench_fgkaslr bench_sha256; do
 	[ -x "$D/$prog" ] || { echo "run.sh: $D/$prog missing (make bench builds it)" >&2; exit 2; }
 done
 
@@ -108,6 +108,10 @@ fi
 # ---- function-granular KASLR on synthetic kernels of 1000 and 40000 functions
 echo "bench: function-granular KASLR ($samples samples)" >&2
 "$D/bench_fgkaslr" -n "$samples" -m "$min_ms" >>"$tmp" 2>>"$O/bench.err"
+
+# ---- SHA-256 of a kernel-sized buffer: portable code and SHA extensions
+echo "bench: SHA-256 ($samples samples)" >&2
+"$D/bench_sha256" -n "$samples" -m "$min_ms" >>"$tmp" 2>>"$O/bench.err"
 
 # ---- entropy and uniformity on the captured maps
 echo "bench: entropy and uniformity" >&2

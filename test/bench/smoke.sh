@@ -45,7 +45,7 @@ check "csv-header" "first line is not the header" \
 check "csv-4-fields" "a row without exactly 4 fields" \
 	test "$(awk -F, 'NF != 4' "$csv" | wc -l)" -eq 0
 
-for s in machine pipeline pipeline-steps fgkaslr entropy-phys entropy-virt uniformity boot boot-steps linux-boot fgk-boot count size; do
+for s in machine pipeline pipeline-steps fgkaslr sha256 entropy-phys entropy-virt uniformity boot boot-steps linux-boot fgk-boot count size; do
 	check "section-$s" "no rows of section $s" grep -q "^$s," "$csv"
 done
 
@@ -80,6 +80,10 @@ for n in 1000 40000; do
 		bad "fgkaslr-$n" "functions=$f entropy=$e fgk ms=$t ratio=$r"
 	fi
 done
+check "sha256-portable" "portable MB/s is '$(val sha256 "16 MiB" "portable MB/s")'" \
+	is_num "$(val sha256 "16 MiB" "portable MB/s")"
+check "sha256-extensions" "SHA extensions MB/s is '$(val sha256 "16 MiB" "SHA extensions MB/s")'" \
+	num_or_na "$(val sha256 "16 MiB" "SHA extensions MB/s")"
 check "fgkaslr-relocs" "40000 functions: $(val fgkaslr "40000 functions" relocations) relocations, want >= 500000" \
 	test "$(val fgkaslr "40000 functions" relocations)" -ge 500000
 # log2(1000!) = 8529.398...
