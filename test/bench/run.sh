@@ -130,7 +130,7 @@ if [ -n "$QUICK" ]; then
 else
 	echo "bench: QEMU boots (${BENCH_BOOTS:-5} timed + verbose; a few minutes)" >&2
 	BUILD=$B test/bench/boot.sh >>"$tmp" 2>>"$O/bench.err"
-	echo "bench: counted Linux boots (${COUNT_RUNS:-2} of each path and kernel, with and without TPM; about 30 minutes)" >&2
+	echo "bench: counted Linux boots (${COUNT_RUNS:-2} of each path and kernel, with and without TPM; about 10 minutes on a quiet machine)" >&2
 	BUILD=$B test/bench/count.sh >>"$tmp" 2>>"$O/bench.err"
 fi
 
