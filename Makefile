@@ -131,9 +131,10 @@ $(BUILD)/efi/%.o: efi/%.S
 	$(CC) $(EFI_CFLAGS) $(DEPFLAGS) -c $< -o $@
 # The same for the core: what walks every byte or relocation of a kernel
 # stays -O2 (hashing, relocation, the shuffle, the segment copies), the rest
-# (options, policy, memory map, page tables, the decompressors' glue, which
-# runs once per library call...) is built for size.  sha256_x86.c is small
-# either way: its work is the CPU's SHA instructions.
+# (options, policy, memory map, page tables, the decompression driver and
+# its per-format backends, which run once per library call...) is built for
+# size.  sha256_x86.c is small either way: its work is the CPU's SHA
+# instructions.
 CORE_HOT  := sha256 reloc linux_reloc fgkaslr elf
 $(BUILD)/efi/core_%.o: src/%.c
 	@mkdir -p $(@D)

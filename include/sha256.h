@@ -36,7 +36,9 @@ void sha256(const void *data, size_t len, uint8_t ret_digest[SHA256_DIGEST_SIZE]
 
 /*
  * The block functions behind sha256_update, for tests and benchmarks.
- * sha256_round_k is FIPS 180-4's K (4.2.2).  sha256_x86_blocks
+ * sha256_round_k: the 64 round constants (the first 32 bits of the
+ * fractional parts of the cube roots of the first 64 primes).
+ * sha256_x86_blocks
  * (src/sha256_x86.c) runs on the x86 SHA extensions and may be called only
  * when sha256_x86_usable() says the CPU has them; sha256_update uses it
  * for runs of at least SHA256_X86_MIN bytes.  It keeps UEFI's (Microsoft

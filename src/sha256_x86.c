@@ -1,9 +1,11 @@
 /*
  * sha256_x86.c - the SHA-256 compression function on the x86 SHA
  * extensions (SHA256RNDS2, SHA256MSG1, SHA256MSG2) with SSSE3 and SSE4.1.
- * This unit alone is built with those instruction sets enabled; nothing in
- * it runs unless sha256_x86_usable() (src/sha256.c) found them in CPUID, so
- * the rest of the loader stays free of vector instructions.
+ * Only this function is compiled for those instruction sets (a target
+ * attribute), and it runs only when sha256_x86_usable() (src/sha256.c)
+ * found them in CPUID; the loader's own other code is built without SSE.
+ * (Debian's decompressor libraries linked into the image are plain x86-64
+ * code and use SSE2 as System V code does.)
  *
  * Vector state: the function has the Microsoft x64 calling convention,
  * the one UEFI uses, so the compiler saves and restores every register of

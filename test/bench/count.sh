@@ -136,7 +136,7 @@ for kind in "${@:-generic cloud}"; do
 				row count "$cfg: $name" "spread of $RUNS runs %" "$spread"
 				# the kernel proper's share (the plugin's upper-half count)
 				hi=$(awk '$1 == "high" {print $2}' "$d/$path-1.count")
-				[ -n "$hi" ] && row count "$cfg: $name" "M instructions in the kernel (upper half)" "$(M "$hi")"
+				[ -n "$hi" ] && row count "$cfg: $name" "M instructions in the kernel (upper half; run 1)" "$(M "$hi")"
 				eval "mean_$path=$mean"
 			done
 			# shellcheck disable=SC2154  # set by the eval above

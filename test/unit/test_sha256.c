@@ -203,16 +203,6 @@ static int cpuinfo_has_sha(void)
 	return sha && ssse3 && sse41;
 }
 
-/* a reproducible byte stream */
-static uint64_t xs_state = 0x9e3779b97f4a7c15ull;
-static uint8_t xs_byte(void)
-{
-	xs_state ^= xs_state << 13;
-	xs_state ^= xs_state >> 7;
-	xs_state ^= xs_state << 17;
-	return (uint8_t)(xs_state >> 24);
-}
-
 TEST(test_x86_detect)
 {
 	int info = cpuinfo_has_sha();
@@ -230,6 +220,16 @@ TEST(test_x86_detect)
 }
 
 #if defined(__x86_64__)
+/* a reproducible byte stream */
+static uint64_t xs_state = 0x9e3779b97f4a7c15ull;
+static uint8_t xs_byte(void)
+{
+	xs_state ^= xs_state << 13;
+	xs_state ^= xs_state >> 7;
+	xs_state ^= xs_state << 17;
+	return (uint8_t)(xs_state >> 24);
+}
+
 TEST(test_x86_blocks)
 {
 	uint8_t data[64 * 40];
@@ -275,6 +275,29 @@ TEST(test_x86_update_lengths)
 		sha256_final(&ctx, pieces);
 		CHECK(memcmp(one, pieces, sizeof(one)) == 0, "%zu bytes: one call = 1000-byte pieces",
 		      lens[i]);
+	}
+}
+
+/* a few bytes buffered first, then a long run: the buffer is topped up
+ * by the portable code and the rest goes to the SHA extensions */
+TEST(test_x86_after_partial)
+{
+	static const size_t heads[] = { 1, 63, 64, 65, 1000 };
+	static uint8_t buf[70000];
+
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = xs_byte();
+	for (size_t i = 0; i < sizeof(heads) / sizeof(heads[0]); i++) {
+		uint8_t one[SHA256_DIGEST_SIZE], two[SHA256_DIGEST_SIZE];
+		struct sha256_ctx ctx;
+
+		sha256(buf, sizeof(buf), one);
+		sha256_init(&ctx);
+		sha256_update(&ctx, buf, heads[i]);
+		sha256_update(&ctx, buf + heads[i], sizeof(buf) - heads[i]);
+		sha256_final(&ctx, two);
+		CHECK(memcmp(one, two, sizeof(one)) == 0, "%zu bytes, then the rest in one call",
+		      heads[i]);
 	}
 }
 
