@@ -15,6 +15,7 @@
 #ifndef TEST_H
 #define TEST_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +41,16 @@ static int test_passed, test_failed;
 		if (check_a_ != check_b_)                                \
 			printf("     got 0x%llx, want 0x%llx\n", check_a_, check_b_); \
 	} while (0)
+
+/* A small deterministic generator for random cases (xorshift64): advances
+ * the state at s, which must not be 0, and returns it. */
+static inline uint64_t test_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
 
 static inline int test_summary(const char *prog)
 {

@@ -271,14 +271,6 @@ TEST(test_many_segments)
 	      "16 segments, pairs sharing pages: oracle agrees");
 }
 
-/* xorshift64: deterministic random layouts */
-static uint64_t rnd(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
-}
 
 TEST(test_random_layouts)
 {
@@ -288,18 +280,18 @@ TEST(test_random_layouts)
 
 	for (unsigned k = 0; k < runs; k++) {
 		struct seg_spec s[ELF_MAX_SEGMENTS];
-		unsigned n = 1 + (unsigned)(rnd(&x) % ELF_MAX_SEGMENTS);
-		int has_wx = (rnd(&x) & 7) == 0;
-		uint64_t off = rnd(&x) % 0x3000;
+		unsigned n = 1 + (unsigned)(test_rand(&x) % ELF_MAX_SEGMENTS);
+		int has_wx = (test_rand(&x) & 7) == 0;
+		uint64_t off = test_rand(&x) % 0x3000;
 		struct elf_image img;
 		char name[64];
 
 		for (unsigned i = 0; i < n; i++) {
 			/* gaps and sizes from 0 bytes to 3 pages, not page-rounded */
-			uint64_t size = 1 + rnd(&x) % 0x3000;
+			uint64_t size = 1 + test_rand(&x) % 0x3000;
 
-			s[i] = (struct seg_spec){ off, size, fl[rnd(&x) % (has_wx ? 4 : 3)] };
-			off += size + ((rnd(&x) & 1) ? rnd(&x) % 0x2000 : 0);
+			s[i] = (struct seg_spec){ off, size, fl[test_rand(&x) % (has_wx ? 4 : 3)] };
+			off += size + ((test_rand(&x) & 1) ? test_rand(&x) % 0x2000 : 0);
 		}
 		make_img(&img, s, n, has_wx);
 		snprintf(name, sizeof(name), "random layout %u", k);

@@ -224,10 +224,7 @@ TEST(test_x86_detect)
 static uint64_t xs_state = 0x9e3779b97f4a7c15ull;
 static uint8_t xs_byte(void)
 {
-	xs_state ^= xs_state << 13;
-	xs_state ^= xs_state >> 7;
-	xs_state ^= xs_state << 17;
-	return (uint8_t)(xs_state >> 24);
+	return (uint8_t)(test_rand(&xs_state) >> 24);
 }
 
 TEST(test_x86_blocks)
