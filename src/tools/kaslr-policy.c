@@ -245,7 +245,11 @@ static void man_str(const char *s)
 	man_text(s, strlen(s));
 }
 
-/* Under Secure Boot, from the one table in src/options.c. */
+/*
+ * What kaslr.conf and the load options may change with Secure Boot off and
+ * on, from the one table in src/options.c: Markdown, or with --man the
+ * roff table of kaslr.conf(5).
+ */
 static int cmd_rules(int man)
 {
 	if (man) {
