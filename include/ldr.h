@@ -20,10 +20,10 @@
 #define LDR_HINT_DECOMP  "the compressed kernel file is damaged: copy it again"
 #define LDR_HINT_FORMAT  "recompress it with xz, zstd, gzip or lz4 -l (a Linux bzImage: CONFIG_KERNEL_XZ, _ZSTD, _GZIP or _LZ4)"
 #define LDR_HINT_BZIMAGE "kernel= must name an x86-64 Linux bzImage (boot protocol 2.12 or later, relocatable)"
-#define LDR_HINT_OPTIONS "see README, Options"
+#define LDR_HINT_OPTIONS "see kaslr.conf(5)"
 #define LDR_HINT_MEMORY  "give the machine more memory or lower kaslr.min="
 #define LDR_HINT_FGK     "link with -ffunction-sections --emit-relocs, .text.* left out of the linker script (include/PROTOCOL.md, function-granular KASLR)"
-#define LDR_HINT_POLICY  "write the policy and sign the loader with make install (see README, Secure Boot and TPM)"
+#define LDR_HINT_POLICY  "write the policy and sign the loader with kaslr-loader-install or make install (see kaslr.conf(5), SECURE BOOT)"
 
 /*
  * Every error the core can return, one row each, and the only list of them:

@@ -1,6 +1,9 @@
 #!/bin/bash
 # run-all.sh - every test tier; the last line is "N passed, N failed".
 #   tier 0: shellcheck over every shell script (test/lint.sh)
+#   tier 0b: the documentation (test/doc: man pages, kaslr.conf(5)'s
+#           tables against the code, README's targets and citations, its
+#           quick start in a fresh clone)
 #   tier 1: host unit tests (ASan + UBSan)
 #   tier 2: fuzz targets, a short bounded pass
 #   tier 3: QEMU + OVMF boots, two at a time
@@ -27,6 +30,11 @@ echo "== tier 0: shellcheck"
 test/lint.sh >"$out/lint.txt" 2>&1
 grep -v '^ok ' "$out/lint.txt" | tail -n 40
 count "$out/lint.txt"
+
+echo "== tier 0b: documentation"
+test/doc/run.sh >"$out/doc.txt" 2>&1
+grep -v '^ok ' "$out/doc.txt" | tail -n 20
+count "$out/doc.txt"
 
 echo "== tier 1: host unit tests"
 make --no-print-directory unit >"$out/unit.txt" 2>&1
