@@ -43,5 +43,22 @@ while IFS= read -r f; do
 		failed=$((failed + 1))
 	fi
 done < <(files | sort -u)
+
+# objcopy writes its output through a temporary file that it renames over the
+# target when the target resolves to a regular file: handed /dev/stdout (or
+# /dev/stderr) by root while that stream is a file, it deletes the device
+# link and leaves a regular file in its place, breaking /dev/stdout for every
+# later program on the machine.  No script may name a /dev path as objcopy's
+# output.
+if hits=$(files | sort -u | while IFS= read -r f; do
+	[ -f "$f" ] && is_script "$f" && grep -HnE '^[^#]*\<objcopy[[:space:]][^|;#]*[[:space:]]/dev/std(out|err)\>' "$f"
+done) && [ -n "$hits" ]; then
+	echo "FAIL objcopy-dev-output: a standard stream's /dev link named as an objcopy output"
+	printf '%s\n' "$hits" | sed 's/^/    /'
+	failed=$((failed + 1))
+else
+	echo "ok objcopy-dev-output"
+	passed=$((passed + 1))
+fi
 echo "lint: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
