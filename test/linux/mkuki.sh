@@ -19,7 +19,7 @@ shift
 stub=/usr/lib/systemd/boot/efi/linuxx64.efi.stub
 declare -A file=()
 d=$out.d
-rm -rf "$d" && mkdir -p "$d" || die "cannot create $d"
+{ rm -rf "$d" && mkdir -p "$d"; } || die "cannot create $d"
 while [ $# -gt 0 ]; do
 	[ $# -ge 2 ] || die "$1 wants a value"
 	case $1 in
