@@ -37,13 +37,13 @@ esp() { # esp UKI: the signed loader, kaslr.conf and that UKI
 
 uki_boot "$(esp "$signed")" --secureboot --tpm "$WORK/$NAME.tpm"
 user_check_common
+[ "$U_CMDLINE" = "$UKI_CMDLINE" ] || fail "boot 1: /proc/cmdline is '$U_CMDLINE', want the .cmdline '$UKI_CMDLINE'"
 c=$(clean_log "$LOG")
 printf '%s\n' "$c" | grep -q 'secureboot: Secure boot enabled' || fail "boot 1: Linux does not see Secure Boot"
 printf '%s\n' "$c" | grep -q '^kaslr-loader: \\EFI\\Linux\\uki.efi: signature verified by the firmware' ||
 	fail "boot 1: the loader did not say the firmware admitted the signature"
 printf '%s\n' "$c" | grep -q '^kaslr-loader: warning: \\EFI\\Linux\\uki.efi: command line ignored: Secure Boot is on and the UKI has a .cmdline' ||
 	fail "boot 1: no warning that the line passed in is ignored"
-[ "$U_CMDLINE" = "$UKI_CMDLINE" ] || fail "boot 1: /proc/cmdline is '$U_CMDLINE', want the .cmdline '$UKI_CMDLINE'"
 [ "$(U_PCR 11)" = "$UKI_PCR11" ] || fail "boot 1: PCR 11 is $(U_PCR 11), systemd-measure predicts $UKI_PCR11"
 [ "$(U_PCR 12)" = 0000000000000000000000000000000000000000000000000000000000000000 ] ||
 	fail "boot 1: PCR 12 is $(U_PCR 12): the ignored line was measured"
