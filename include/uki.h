@@ -88,8 +88,8 @@ int uki_detect(const void *img, uint64_t len);
 enum ldr_err uki_parse(const void *img, uint64_t len, struct uki *ret);
 
 /*
- * Byte i of a section as the stub sees it (a raw byte or a zero).  Copy
- * the size bytes of section s of img into out (the raw bytes, then zeros).
+ * The size bytes of section s of img (the bytes uki_parse took) into out:
+ * its raw bytes, then zeros, as the stub sees them in its loaded image.
  */
 void uki_section_copy(const void *img, const struct uki_section *s, uint8_t *out);
 
@@ -110,8 +110,9 @@ struct uki_event {
 size_t uki_events(const struct uki *u, struct uki_event *ev);
 
 /*
- * PCR 11 (SHA-256 bank) from all zeros after those records: what
- * `systemd-measure calculate` prints for the sections-only phase.
+ * PCR 11 (SHA-256 bank) from all zeros after those records, over img (the
+ * bytes uki_parse took): what `systemd-measure calculate` prints for the
+ * sections-only phase.
  */
 void uki_pcr11(const void *img, const struct uki *u, uint8_t ret[32]);
 
