@@ -25,7 +25,9 @@
 #                   sign with /usr/share/ovmf/PkKek-1-snakeoil.key/.pem)
 #   --tpm DIR       a TPM 2.0 (swtpm, state in DIR) on tpm-tis; after QEMU
 #                   exits its volatile state (PCRs) is saved in DIR, to be read
-#                   with test/qemu/tpm-pcrs.sh DIR
+#                   with test/qemu/tpm-pcrs.sh DIR.  A fresh TPM each boot,
+#                   unless BOOT_TPM_KEEP=1: then the TPM of the last boot
+#                   with DIR (its seeds and what was sealed with them)
 #   --icount N      guest time from the instruction count (-icount
 #                   shift=N,sleep=off: 2^N virtual ns per instruction), so
 #                   the guest's own timings count work, not the host's load
@@ -106,7 +108,8 @@ vars=$tmp/vars.fd
 cp "$vars_src" "$vars"
 if [ -n "$tpm" ]; then
 	command -v swtpm >/dev/null || { echo "boot.sh: swtpm missing (run make deps)" >&2; exit 2; }
-	mkdir -p "$tpm" && rm -f "$tpm"/tpm2-00.* "$tpm/ctrl.sock"
+	mkdir -p "$tpm" && rm -f "$tpm"/tpm2-00.volatilestate "$tpm/ctrl.sock"
+	[ "${BOOT_TPM_KEEP:-0}" = 1 ] || rm -f "$tpm"/tpm2-00.*
 	swtpm socket --tpm2 --tpmstate "dir=$tpm" --ctrl "type=unixio,path=$tpm/ctrl.sock" \
 		--log "file=$tpm/swtpm.log" &
 	swtpm_pid=$!

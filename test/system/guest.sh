@@ -52,6 +52,9 @@ if [ "$step" = update ]; then
 	find /boot/efi -type f | sort | each esp-file
 	cat /boot/efi/loader/entries/*.conf 2>/dev/null | each entry
 fi
+# a scenario's own step (test/system/sealed.sh writes one), sourced
+# shellcheck source=/dev/null
+if [ -f "$d/step.sh" ]; then . "$d/step.sh"; fi
 sync
 say "end"
 systemctl poweroff

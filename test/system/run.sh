@@ -21,6 +21,9 @@
 #   alone-sb    the loader alone, signed, Secure Boot and a TPM; then a kernel
 #               update inside the system (install.conf with SIGN_KEY), and a
 #               second boot
+#   sealed      a LUKS2 data volume sealed to the next boot's PCRs across a
+#               kernel update, refused after an ESP changed from outside:
+#               test/system/sealed.sh (four boots, one TPM)
 #
 # Each boot: the guest's report (state, failed units, uname -r, _text from
 # /proc/kallsyms, "Kernel code" from /proc/iomem, lockdown, crng, bootctl)
@@ -48,8 +51,8 @@ ESP_MB=384
 SB_KEY_ENC=/usr/share/ovmf/PkKek-1-snakeoil.key
 SB_CERT=/usr/share/ovmf/PkKek-1-snakeoil.pem
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
-# the two with an update (three boots' time) first: they run side by side
-ALL='sdboot alone-sb sdboot-sb alone'
+# the longest first (sealed: four boots), they run side by side
+ALL='sealed sdboot alone-sb sdboot-sb alone'
 command -v sfdisk >/dev/null || PATH=$PATH:/usr/sbin:/sbin
 # first PATTERN-EXPANSION...: the first file a glob matched, if any
 first() { [ -e "$1" ] && printf '%s\n' "$1"; }
@@ -67,6 +70,7 @@ if [ "${1:-}" = --scenario ]; then
 	info() { echo "info $name: $*"; }
 	die() { echo "FAIL $name: $*"; exit 1; }
 	case $name in
+	sealed) exec test/system/sealed.sh ;;
 	sdboot) path=sdboot sb=0 update=1 ;;
 	sdboot-sb) path=sdboot sb=1 update=0 ;;
 	alone) path=alone sb=0 update=0 ;;

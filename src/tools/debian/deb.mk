@@ -33,10 +33,14 @@ KL_PATHS = sed -e 's|/usr/sbin/kaslr-loader|$(prefix)/sbin/kaslr-loader|' \
                -e 's|/usr/lib/kaslr-loader|$(KL_LIB)|' \
                -e 's|/etc/kaslr-loader/|$(sysconfdir)/kaslr-loader/|'
 
+# kaslr-pcr, kaslr-reseal and its boot unit (src/tools/seal.mk)
+include src/tools/seal.mk
+
 .PHONY: install-hooks deb
-install-hooks: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES)
+install-hooks: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES) $(SEAL_FILES)
 	install -D -m 0644 $(BUILD)/BOOTX64.EFI $(DESTDIR)$(KL_LIB)/kaslr-loader.efi
 	install -D -m 0755 $(POLICY_TOOL) $(DESTDIR)$(KL_LIB)/kaslr-policy
+	$(SEAL_INSTALL)
 	install -D -m 0755 src/tools/kaslr-repack.sh $(DESTDIR)$(KL_LIB)/kaslr-repack
 	install -D -m 0755 src/tools/kaslr-install.sh $(DESTDIR)$(prefix)/sbin/kaslr-loader-install
 	mkdir -p $(DESTDIR)$(prefix)/bin
@@ -64,7 +68,7 @@ install-hooks: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES)
 
 deb: $(DEB_FILE)
 DEB_SCRIPTS := src/tools/debian/prerm src/tools/debian/postrm
-$(DEB_FILE): $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES) $(DEB_SCRIPTS) src/tools/debian/deb.mk
+$(DEB_FILE): $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES) $(SEAL_FILES) $(DEB_SCRIPTS) src/tools/debian/deb.mk
 	rm -rf $(DEB_ROOT)
 	$(MAKE) --no-print-directory install-hooks DESTDIR=$(DEB_ROOT) prefix=/usr sysconfdir=/etc
 	mkdir -p $(DEB_ROOT)/DEBIAN
@@ -72,9 +76,9 @@ $(DEB_FILE): $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES) $(DEB_SCRIPTS) sr
 	glibc=$$(objdump -T $(POLICY_TOOL) | sed -n 's/.*GLIBC_\([0-9.]*\).*/\1/p' | sort -V | tail -n 1); \
 	printf '%s\n' 'Package: kaslr-loader' 'Version: $(DEB_VERSION)' 'Architecture: amd64' \
 	    'Maintainer: kaslr-loader authors <root@localhost>' 'Section: admin' 'Priority: optional' \
-	    "Depends: libc6 (>= $$glibc), bash" \
+	    "Depends: libc6 (>= $$glibc), bash, $(SEAL_DEPENDS)" \
 	    'Recommends: sbsigntool' \
-	    'Suggests: systemd-boot, binutils, xz-utils' \
+	    'Suggests: systemd-boot, binutils, xz-utils, $(SEAL_SUGGESTS)' \
 	    "Installed-Size: $$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)" \
 	    'Description: UEFI loader placing the kernel at a random address' \
 	    ' kaslr-loader loads an ELF kernel at a random physical (and virtual) address,' \

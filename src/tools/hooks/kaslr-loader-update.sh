@@ -75,7 +75,7 @@ if [ -z "$ESP" ]; then
 fi
 tool=$lib/kaslr-policy
 work=$(mktemp -d) || die "mktemp"
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work"; [ -z "${SEAL:-}" ] || "$lib/kaslr-reseal" update' EXIT # SEAL=: the next boot's PCRs (kaslr-reseal)
 
 # the loader's path on the ESP: beside shim as grubx64.efi with SHIM=
 loader_rel() {
