@@ -60,6 +60,8 @@ linux_boot() {
 	v=$(printf '%s\n' "$line" | sed -n 's/.*virtual offset \(0x[0-9A-Fa-f]*\) from.*/\1/p')
 	l=$(printf '%s\n' "$line" | sed -n 's/.*virtual offset 0x[0-9A-Fa-f]* from \(0x[0-9A-Fa-f]*\),.*/\1/p')
 	{ [ -n "$p" ] && [ -n "$v" ] && [ -n "$l" ]; } || fail "boot $LINUX_BOOTS: cannot read: $line"
+	# kaslr.seed= taken and, at an edge, the edge's slots (test/qemu/lib.sh)
+	placed
 
 	# virtual: the kernel's own "Kernel Offset"
 	line=$(grep -a 'Kernel Offset: 0x' "$log_c" | tail -n 1)

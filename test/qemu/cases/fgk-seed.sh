@@ -4,6 +4,7 @@
 # seed gives another order.  The boots are verbose: the loader's report of
 # the shuffle is a subject too (moved as the kernel counted, log2(1202!)
 # as awk computes it, capped at 256 bits).
+# placement: no edge - kaslr.seed= is its subject: its own two seeds, twice one of them
 s1=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 s2=fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210
 # boot_fgk SEED: boot once, got="ORDER PHYS VIRT"

@@ -3,6 +3,7 @@
 # and 16 MiB below its link address (the lowest virtual slot, which it
 # checks against the hand-off's virt_slot), with FORCED (0x40) set,
 # VIRT_KASLR (0x8) clear, the warning said, and the slot counts still whole
+# placement: no edge - its subject is a placement it forces itself (kaslr.phys=0x4000000, kaslr.virt=-16M)
 esp=$(mkesp "$NAME" "$P/kernel-high.elf" EFI/BOOT/kaslr.conf="$(conf 'kaslr.phys 0x4000000' 'kaslr.virt -16M')")
 boot_payload "$esp" --cpu max
 expect_pass

@@ -2,6 +2,7 @@
 # each time the kernel's own "Kernel Offset", its image reservation and its
 # e820 table equal what the loader chose and handed over (test/linux/lib.sh);
 # at least four distinct virtual offsets and four distinct physical bases
+# placement: no edge - its subject is the loader's own draw: five boots on its entropy, at least four places
 . test/linux/lib.sh
 # linux_esp's arguments are optional kaslr.conf lines; this case adds none
 # shellcheck disable=SC2119

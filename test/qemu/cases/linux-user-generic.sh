@@ -6,9 +6,11 @@
 # (efivarfs shows the loader's LoaderInfo), a file in the initrd has its
 # SHA-256, the initrd is where the loader put it, and efifb drives QEMU's
 # standard VGA.
+# placement: edges
 . test/linux/user.sh
 want='console=ttyS0 panic=-1 quiet kl.marker=generic'
-user_boot generic "$want" -- --cpu max --rng
+place
+user_boot generic "$want" "${PLACE[@]}" -- --cpu max --rng
 user_check_common
 [ "$U_CMDLINE" = "$want" ] || fail "/proc/cmdline is '$U_CMDLINE', want '$want'"
 [ "$U_FB" = EFI_VGA ] || fail "framebuffer '$U_FB', want efifb's EFI_VGA"

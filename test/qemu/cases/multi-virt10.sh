@@ -1,6 +1,7 @@
 # multi-virt10 - ten boots of the higher-half kernel: virtual bases mostly
 # distinct (>= 8 of 10), the virtual-minus-physical delta not constant, and
 # about 1020 virtual positions for this small kernel
+# placement: no edge - its subject is the loader's own draw: ten boots on its entropy, mostly distinct
 esp=$(mkesp "$NAME" "$P/kernel-high.elf")
 virts=() deltas=()
 for _ in 1 2 3 4 5 6 7 8 9 10; do

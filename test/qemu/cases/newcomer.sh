@@ -6,6 +6,7 @@
 # byte-identical, the entry make install writes must be the README's entry
 # text, and booting that entry (OVMF, systemd-boot unsigned, so without
 # Secure Boot) must give the payload's PASS with the README's command line.
+# placement: no edge - its subject is the README's install and entry as written, which add no option
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 [ -f "$SDBOOT" ] || fail "no $SDBOOT (make deps installs systemd-boot-efi)"
 cmd=$(grep -m 1 '^    make install ESP=/boot/efi ' README | sed 's/^    //')

@@ -5,7 +5,9 @@
 # waited for the host's, so the boot still ends with the payload's PASS,
 # and the wall clock it took is more than the limit (else the case proved
 # nothing about load)
-esp=$(mkesp "$NAME" "$P/kernel-pie.elf")
+# placement: random - its subject is the time limits on a starved host, not where the kernel lands
+place
+esp=$(mkesp "$NAME" "$P/kernel-pie.elf" EFI/BOOT/kaslr.conf="$(conf "${PLACE[@]}")")
 limit=15
 # the CPU this shell may run on; the loops and QEMU all get that one
 cpu=$(taskset -pc $$ | sed 's/.*: *//; s/[-,].*//')
