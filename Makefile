@@ -13,7 +13,7 @@ DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf 
             systemd-boot-efi systemd sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck \
             swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs python3 shim-unsigned \
-            mmdebstrap
+            mmdebstrap mandoc groff-base
 
 WARN := -Wall -Wextra -Werror
 
@@ -197,12 +197,15 @@ $(POLICY_TOOL): $(TOOL_OBJ)
 
 # build/tools/kaslr-sweep (src/tools/kaslr-sweep.sh): placement sweeps under
 # QEMU + OVMF; it finds build/BOOTX64.EFI beside its own directory, and
-# guest-clock.sh (its time limits) in it
+# in it guest-clock.sh (its time limits) and report-init.sh (the /init of
+# --initramfs-report: test/linux/init.sh, the boot tests' own)
 SWEEP_TOOL := $(BUILD)/tools/kaslr-sweep
-$(SWEEP_TOOL): src/tools/kaslr-sweep.sh $(BUILD)/tools/guest-clock.sh
+$(SWEEP_TOOL): src/tools/kaslr-sweep.sh $(BUILD)/tools/guest-clock.sh $(BUILD)/tools/report-init.sh
 	install -D -m 0755 $< $@
 $(BUILD)/tools/guest-clock.sh: src/tools/guest-clock.sh
 	install -D -m 0644 $< $@
+$(BUILD)/tools/report-init.sh: test/linux/init.sh
+	install -D -m 0755 $< $@
 
 .DEFAULT_GOAL := all
 # Bare .SECONDARY: no intermediate file (the objects the pattern rules make)

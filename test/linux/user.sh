@@ -20,6 +20,8 @@
 #   and, with a TPM (boot.sh's --tpm), U_PCRS: "0=HEX ... 15=HEX" as the
 #   running kernel reads them
 #   U_DIR is initramfs.sh's directory (data.sha256, root.img); LOG the log.
+# The cases' command lines carry no_timer_check: under TCG on a busy host
+# Linux's IO-APIC timer probe can miss its ticks and panic.
 LINUX_LINK=0xffffffff81000000
 
 user_boot() {

@@ -11,7 +11,7 @@
 . test/linux/user.sh
 place
 # shellcheck disable=SC2016 # the $ is memmap='s own
-user_boot generic 'console=ttyS0 panic=-1 quiet mem=768M memmap=512M$0x10000000' "${PLACE[@]}" -- --cpu max
+user_boot generic 'console=ttyS0 panic=-1 quiet no_timer_check mem=768M memmap=512M$0x10000000' "${PLACE[@]}" -- --cpu max
 user_check_common
 span=$(user_span generic) || fail "no program headers for the generic kernel's vmlinux"
 limit=$((0x10000000))

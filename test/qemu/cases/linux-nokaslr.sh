@@ -4,7 +4,7 @@
 # itself reports its offset disabled (on the panic the initramfs asks for).
 # placement: no edge - nokaslr on the kernel command line is its subject: the lowest slot, the link-time address
 . test/linux/user.sh
-user_boot generic 'console=ttyS0 panic=-1 quiet nokaslr kl.panic=1' -- --cpu max
+user_boot generic 'console=ttyS0 panic=-1 quiet no_timer_check nokaslr kl.panic=1' -- --cpu max
 user_check_common
 [ $((U_TEXT)) -eq $((LINUX_LINK)) ] || fail "_text at $U_TEXT, want the link address $LINUX_LINK"
 clean_log "$LOG" | grep -q 'Kernel Offset: disabled' || fail "the kernel does not report its offset disabled"

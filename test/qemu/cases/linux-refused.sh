@@ -44,7 +44,7 @@ nsh=$WORK/$NAME.nsh
 		echo "echo \"run $i returned %lasterror%\""
 	done
 	echo 'echo "all refusals done"'
-	printf '%s %s -- console=ttyS0 panic=-1\n' "$L" "initrd=\\small.img:sha256=$good"
+	printf '%s %s -- console=ttyS0 panic=-1 no_timer_check\n' "$L" "initrd=\\small.img:sha256=$good"
 	echo 'echo "the control run returned %lasterror%"'
 } >"$nsh"
 mcopy -i "$img" "$nsh" ::/startup.nsh

@@ -5,7 +5,7 @@
 # placement: edges
 . test/linux/user.sh
 place
-user_boot generic 'console=ttyS0 panic=-1 quiet kl.mode=root ro' "${PLACE[@]}" -- --cpu max \
+user_boot generic 'console=ttyS0 panic=-1 quiet no_timer_check kl.mode=root ro' "${PLACE[@]}" -- --cpu max \
 	--vdisk "$B/linux/userspace/root.img"
 user_check_common
 line=$(clean_log "$LOG" | grep -a '^linux-root: REPORT' | tail -n 1)

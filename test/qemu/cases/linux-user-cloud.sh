@@ -6,7 +6,7 @@
 # through efivarfs is systemd-boot's (the loader keeps an earlier stage's).
 # placement: edges
 . test/linux/user.sh
-want='console=ttyS0 panic=-1 quiet kl.marker=cloud'
+want='console=ttyS0 panic=-1 quiet no_timer_check kl.marker=cloud'
 USER_VIA=sdboot
 place
 user_boot cloud "$want" "${PLACE[@]}" -- --cpu max

@@ -8,7 +8,7 @@
 # standard VGA.
 # placement: edges
 . test/linux/user.sh
-want='console=ttyS0 panic=-1 quiet kl.marker=generic'
+want='console=ttyS0 panic=-1 quiet no_timer_check kl.marker=generic'
 place
 user_boot generic "$want" "${PLACE[@]}" -- --cpu max --rng
 user_check_common
