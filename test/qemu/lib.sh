@@ -216,6 +216,41 @@ elf_span() {
 	} END { if (lo == "") exit 1; printf "%d\n", hi - lo }'
 }
 
+# fgk_facts ELF: "FUNCTIONS GENERATED ENTRIES" of a function-granular
+# KASLR kernel, from its section headers and its functions note: its
+# function sections (.text.*), the generated ones among them
+# (.text.fgk_fn_*), and the entries of the tables the note names (each
+# table section's size over the note's entry size)
+fgk_facts() {
+	python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+shoff, = struct.unpack_from("<Q", d, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", d, 0x3a)
+sh = [struct.unpack_from("<IIQQQQIIQQ", d, shoff + i * shentsize) for i in range(shnum)]
+def name(h):
+    o = sh[shstrndx][4] + h[0]
+    return d[o:d.index(b"\0", o)].decode()
+sec = {name(h): h for h in sh}
+fn = [n for n, h in sec.items() if n.startswith(".text.") and h[1] == 1]
+gen = [n for n in fn if n.startswith(".text.fgk_fn_")]
+note = sec[".note.kaslr"]
+o, end, entries = note[4], note[4] + note[5], 0
+while o + 12 <= end:
+    namesz, descsz, typ = struct.unpack_from("<III", d, o)
+    desc = o + 12 + (namesz + 3) // 4 * 4
+    if d[o + 12:o + 12 + namesz].rstrip(b"\0") == b"KASLR" and typ == 2:
+        ntab, = struct.unpack_from("<I", d, desc + 4)
+        for t in range(ntab):
+            r = desc + 8 + 48 * t
+            tname = d[r:r + 32].split(b"\0")[0].decode()
+            entsize, = struct.unpack_from("<I", d, r + 32)
+            entries += sec[tname][5] // entsize
+    o = desc + (descsz + 3) // 4 * 4
+print(len(fn), len(gen), entries)
+PY
+}
+
 # free_slots LOG: the loader's verbose list of free memory when it chose
 # the kernel's place, one "START END SLOTS" line (numbers) per region
 free_slots() {
