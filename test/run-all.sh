@@ -1,9 +1,13 @@
 #!/bin/bash
-# run-all.sh - every test tier; the last line is "N passed, N failed".
-#   tier 0: shellcheck over every shell script (test/lint.sh)
+# run-all.sh - every test tier; after each its duration, then "make test
+# took ..." and the last line "N passed, N failed".
+#   tier 0: shellcheck over every shell script, the boot cases' placement
+#           lines (test/lint.sh)
 #   tier 1: host unit tests (ASan + UBSan)
 #   tier 2: fuzz targets, a short bounded pass
-#   tier 3: QEMU + OVMF boots, two at a time
+#   tier 3: QEMU + OVMF boots, two at a time: every case at random, the
+#           cases whose checks depend on where the kernel lands at both
+#           edges too; TEST_SEED (printed) derives every kaslr.seed=
 #   tier 4: firmware fault injection (test/fault: every case of the plan)
 #   tier 5: the compatibility matrix's fast cells (test/matrix; make
 #           test-matrix runs them all)
