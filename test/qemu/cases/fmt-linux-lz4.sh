@@ -2,7 +2,7 @@
 # payload (8 MiB blocks, each one LZ4_decompress_safe call at
 # TPL_HIGH_LEVEL, no library state): the kernel boots where the loader put
 # it (every check of linux_boot)
-# placement: random - linux-user-cloud boots this vmlinux at the edges with the same memory: the same places, whether the loader unpacks it from the bzImage or is given it
+# placement: random - linux-user-cloud boots this vmlinux at the edges, in the same memory (from the bzImage, through systemd-boot)
 . test/linux/lib.sh
 . test/linux/payload.sh
 place
