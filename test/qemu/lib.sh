@@ -216,6 +216,18 @@ elf_span() {
 	} END { if (lo == "") exit 1; printf "%d\n", hi - lo }'
 }
 
+# virt_slots ELF: the virtual positions a higher-half kernel has in the
+# protocol's window (include/kaslr_boot.h, KB_VIRT_WINDOW_START/END): one
+# per 2 MiB step of its span, rounded up to 2 MiB, inside the window
+virt_slots() {
+	local lo hi span
+	lo=$(sed -n 's/^#define KB_VIRT_WINDOW_START *\(0x[0-9a-fA-F]*\)ULL.*/\1/p' include/kaslr_boot.h)
+	hi=$(sed -n 's/^#define KB_VIRT_WINDOW_END *\(0x[0-9a-fA-F]*\)ULL.*/\1/p' include/kaslr_boot.h)
+	span=$(elf_span "$1") || return 1
+	{ [ -n "$lo" ] && [ -n "$hi" ]; } || return 1
+	echo $(((hi - lo - ((span + 0x1fffff) & ~0x1fffff)) / 0x200000 + 1))
+}
+
 # fgk_facts ELF: "FUNCTIONS GENERATED ENTRIES" of a function-granular
 # KASLR kernel, from its section headers and its functions note: its
 # function sections (.text.*), the generated ones among them

@@ -4,7 +4,7 @@
 # TPL_HIGH_LEVEL with its dictionary in an arena set aside beforehand,
 # yields vmlinux.bin, and the kernel boots where the loader put it (every
 # check of linux_boot)
-# placement: random - linux-user-generic boots this vmlinux at the edges with the same memory: the same places, whether the loader unpacks it from the bzImage or is given it
+# placement: random - linux-rootfs boots this vmlinux at the edges with the same memory: the same places, whether the loader unpacks it from the bzImage or is given it
 . test/linux/lib.sh
 . test/linux/payload.sh
 place

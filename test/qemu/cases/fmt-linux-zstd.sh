@@ -3,7 +3,7 @@
 # a file): libzstd decodes straight into the output buffer one block per
 # call, with only its context and one block set aside, and the kernel boots
 # where the loader put it (every check of linux_boot)
-# placement: random - linux-user-generic boots this vmlinux at the edges; how it is compressed does not change where it lands
+# placement: random - linux-rootfs boots this vmlinux at the edges; how it is compressed does not change where it lands
 . test/linux/lib.sh
 . test/linux/payload.sh
 place

@@ -5,7 +5,7 @@
 # the command line; the hook copies, pins, signs and installs it at the
 # fallback path, and that ESP boots the kernel under Secure Boot with the
 # configured command line (the checks of test/linux/lib.sh).
-# placement: random - linux-user-generic and linux-sb boot this kernel at the edges, without and with Secure Boot
+# placement: random - linux-rootfs and linux-sb boot this kernel at the edges, without and with Secure Boot
 . test/linux/lib.sh
 gz=$(test/linux/fetch.sh) || fail "no Debian kernel: test/linux/fetch.sh failed (message above)"
 TEXT_LINK=$(sed -n 's/^text_link=//p' "$gz.facts") BRK_LINK=$(sed -n 's/^brk_link=//p' "$gz.facts")

@@ -4,7 +4,7 @@
 # given no seed it would credit: its own log does not show the RNG ready
 # at 0.000000 (before it had a clock), as it would with a seed handed over
 # in setup_data or the LINUX_EFI_RANDOM_SEED table
-# placement: random - linux-user-generic boots this kernel at the edges; the CPU model does not change where it lands
+# placement: random - linux-rootfs boots this kernel at the edges; the CPU model does not change where it lands
 . test/linux/lib.sh
 # linux_esp's arguments are optional kaslr.conf lines; this case adds none
 place

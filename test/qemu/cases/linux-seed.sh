@@ -6,7 +6,7 @@
 # other, LoaderRandomSeed (what systemd 252 credits, and bootctl's "Passed
 # to OS") holds 32 bytes; the loader did not warn about weak entropy; the file on the disk
 # image holds new bytes afterwards.
-# placement: random - linux-user-generic boots this kernel at the edges; the seed file does not change where it lands
+# placement: random - linux-rootfs boots this kernel at the edges; the seed file does not change where it lands
 . test/linux/user.sh
 seed=$WORK/$NAME.seed
 head -c 512 /dev/urandom >"$seed.0"

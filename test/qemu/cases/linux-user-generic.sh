@@ -6,7 +6,7 @@
 # (efivarfs shows the loader's LoaderInfo), a file in the initrd has its
 # SHA-256, the initrd is where the loader put it, and efifb drives QEMU's
 # standard VGA.
-# placement: edges
+# placement: random - linux-rootfs boots this kernel to userspace at the edges, in the same memory, with the same checks and its modules besides
 . test/linux/user.sh
 want='console=ttyS0 panic=-1 quiet no_timer_check kl.marker=generic'
 place

@@ -8,7 +8,7 @@
 # from that initrd (its data file hashes right), /proc/cmdline is the
 # policy's (kaslr.conf's line ignored); PCR 9
 # holds exactly the kernel file then the initrd.
-# placement: random - linux-user-generic and linux-sb boot this kernel at the edges; what shim verifies does not depend on where it lands
+# placement: random - linux-rootfs and linux-sb boot this kernel at the edges; what shim verifies does not depend on where it lands
 . test/linux/user.sh
 sb_shim
 signed=$(test/linux/fetch.sh signed) || fail "no Debian signed kernel: test/linux/fetch.sh signed failed"
