@@ -103,7 +103,7 @@ DECOMP_A  := $(LIBDIR_A)/libz.a $(LIBDIR_A)/liblzma.a $(LIBDIR_A)/liblz4.a \
 EFI_CFLAGS := -std=gnu11 $(WARN) -O2 -g -ffreestanding -fno-stack-protector \
               -fshort-wchar -mno-red-zone -mno-mmx -mno-sse -mgeneral-regs-only \
               -fpic -fno-strict-aliasing -fno-builtin -DGNU_EFI_USE_MS_ABI \
-              -maccumulate-outgoing-args -DLDR_EFI \
+              -maccumulate-outgoing-args -DLDR_EFI $(EFI_DEFINES) \
               -ffunction-sections -fdata-sections -fvisibility=hidden \
               -Iinclude -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol
 # nothing is exported (hidden visibility; the libraries' symbols excluded),
@@ -273,7 +273,7 @@ $(ESP_IMG): $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT) test/qemu/mkesp.sh
 # as grubx64.efi (default: EFI/kaslr-loader/shimx64.efi and a Boot####
 # entry on the running system's ESP, else EFI/BOOT/BOOTX64.EFI).
 # TRUST=shim: a kernel boots if its pin matches or shim verifies it
-# (README, Through shim).
+# (docs/admin-guide.md, set-ups B and C).
 INSTALL_PATH ?= $(if $(SHIM),,EFI/BOOT/BOOTX64.EFI)
 ifeq ($(TEST_KERNEL),1)
 KERNEL ?= $(PAYLOAD_DEFAULT)
@@ -312,7 +312,7 @@ run: deps
 	 else echo "make run: no PASS from the payload (QEMU status $$rc)"; exit 1; fi
 
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j2 all
 	@test/run-all.sh
 
 # make check: the quick loop (test/check.sh): build, unit tests, lint and

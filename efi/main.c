@@ -1,5 +1,5 @@
 /*
- * main.c - efi_main: the loader's steps in order (README, "How it works").
+ * main.c - efi_main: the loader's steps in order (kaslr-loader(7), BOOT STEPS).
  * Each step reports its own failure once and returns an EFI status, which
  * goes back to whoever started the loader.  No step here knows which boot
  * protocol the kernel speaks: that is behind efi/proto.h.

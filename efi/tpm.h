@@ -2,8 +2,7 @@
  * tpm.h - measured boot: what the loader extends into the TPM's PCRs
  * before ExitBootServices (through EFI_TCG2_PROTOCOL), and the event log
  * handed to Linux.  Without a TPM nothing is measured and nothing fails;
- * a TPM error is one warning and the boot goes on (README, Secure Boot
- * and TPM).
+ * a TPM error is one warning and the boot goes on (docs/measured-boot.md).
  */
 #ifndef EFI_TPM_H
 #define EFI_TPM_H
@@ -11,7 +10,7 @@
 #include <efi.h>
 #include "ldr.h"
 
-/* PCRs and event tags (README, "what is measured where") */
+/* PCRs and event tags (docs/measured-boot.md, "What is measured where") */
 #define TPM_PCR_POLICY  5  /* boot-loader configuration: the policy, the settings */
 #define TPM_PCR_FILES   9  /* the kernel file, each initrd and each module */
 #define TPM_PCR_CMDLINE 12 /* the kernel command line */

@@ -180,7 +180,7 @@ enum opt_trust {
 uint32_t options_merge_trust(struct ldr_options *dst, const struct ldr_options *src,
 			     int secure, uint32_t allow, enum opt_trust trust);
 
-/* The key table, for the policy tool and the README's rule table. */
+/* The key table, for the policy tool and kaslr.conf(5)'s rule table. */
 const char *options_key_name(enum opt_key_id id);
 enum opt_sb_rule options_key_rule(enum opt_key_id id);
 /* 1 for the keys OPT_TRUST_SHIM takes under Secure Boot (kernel, initrd) */
@@ -192,7 +192,7 @@ enum opt_key_id options_key_find(const char *name, size_t len);
 
 /*
  * The effective settings as one canonical text, measured on every boot
- * (README, "What is measured where"): the first line OPT_SETTINGS_HEADER,
+ * (docs/measured-boot.md, kaslr.conf(5) SETTINGS TEXT): the first line OPT_SETTINGS_HEADER,
  * then one "key=value" line per key in the key table's order - every key,
  * set or not, with the value the loader uses: flags 0 or 1, sizes in
  * lower-case hex (0x1000000), paths as given, a pin as 64 hex digits or

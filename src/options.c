@@ -163,9 +163,9 @@ _Static_assert(OPT_MODULES_MAX == 16 && OPT_INITRD_MAX == 8,
 
 /*
  * The one table of keys: how each is read, and what Secure Boot lets an
- * unsigned source (kaslr.conf, load options) do with it.  The README's
- * "Secure Boot and TPM" table is this table (build/tools/kaslr-policy
- * rules prints it; test/install/run.sh compares the two).
+ * unsigned source (kaslr.conf, load options) do with it.  kaslr.conf(5)'s
+ * tables (docs/man/kaslr.conf.5) are this table: build/tools/kaslr-policy
+ * keys and rules print it, test/doc/tables.sh compares the two.
  */
 static const struct opt_key {
 	const char *name;

@@ -35,7 +35,7 @@ user_boot() {
 	local cf esp
 	if [ "${USER_VIA:-}" = sdboot ]; then
 		# systemd-boot's Type #1 entry: an `efi` line and the loader's
-		# options, as the README shows; the files beside the loader
+		# options, as docs/admin-guide.md shows; the files beside the loader
 		local sd=/usr/lib/systemd/boot/efi/systemd-bootx64.efi fat=$WORK/$NAME.fat l opts=()
 		# kaslr.conf's "key value" is key=value among load options
 		for l in "${conf_lines[@]}"; do opts+=("${l/ /=}"); done

@@ -46,7 +46,7 @@ run_output() {
 	summary="$summary $2=$st"
 }
 
-# ---- placement: where the kernel lands (README, Tests: edges and seeds)
+# ---- placement: where the kernel lands (docs/contributing.md, Running tests)
 # TEST_PLACEMENT=random (default), lowest or highest.  Every boot a case
 # makes through place (below) gets kaslr.seed=SHA-256("TEST_SEED NAME N")
 # for its Nth place, so that its whole draw (placement, modules, initrds,

@@ -1,5 +1,5 @@
 # linux-user-cloud - Debian's cloud kernel (LZ4 legacy payload), its bzImage
-# as shipped, to userspace through systemd-boot: the README's entry (an
+# as shipped, to userspace through systemd-boot: the admin guide's entry (an
 # `efi` line, `options kernel=vmlinuz initrd=initrd.img -- CMDLINE`) with
 # the kernel and initrd beside the loader.  The same checks as
 # linux-user-generic, except that the LoaderInfo the running system reads
