@@ -30,4 +30,17 @@ EFI_STATUS secureboot_init(struct loader *L);
 EFI_STATUS policy_check_file(struct loader *L, enum policy_kind kind, const CHAR16 *path,
 			     const void *buf, UINT64 len, const uint8_t *pin);
 
+/*
+ * policy_check_file for a kernel of the list.  Under Secure Boot with shim
+ * there, the kernel's bytes always go to shim's Verify (once): a shim 15.x
+ * halts in ExitBootServices otherwise; its verdict counts only for a
+ * kernel no pin admits under a TRUST=shim policy.  When shim refuses such
+ * a kernel: a record in PCR 9 after the kernel's own ("refused by shim:
+ * PATH"), then with next (the path of the next kernel to try) one warning
+ * line, EFI_SECURITY_VIOLATION and *ret_next set; without, the one error
+ * line.  *ret_next is 0 on every other outcome.
+ */
+EFI_STATUS policy_check_kernel(struct loader *L, const CHAR16 *path, const void *buf,
+			       UINT64 len, const uint8_t *pin, const CHAR16 *next, int *ret_next);
+
 #endif
