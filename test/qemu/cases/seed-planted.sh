@@ -24,7 +24,7 @@ nsh=$WORK/$NAME.nsh
 	printf 'setvar LoaderRandomSeed -guid 4a67b082-0a4c-41cf-b6c7-440b29bb8c4f -nv -bs -rt =H%s\n' \
 		"$(printf '%0128d' 0 | tr 0 a5)"
 	echo 'echo "planted: %lasterror%"'
-	echo '\EFI\kaslr\loader.efi kernel=\vmlinuz initrd=\initrd.img -- console=ttyS0 panic=-1 quiet no_timer_check'
+	printf '%s\n' '\EFI\kaslr\loader.efi kernel=\vmlinuz initrd=\initrd.img -- console=ttyS0 panic=-1 quiet no_timer_check'
 } >"$nsh"
 mcopy -i "$img" "$nsh" ::/startup.nsh || fail "mcopy startup.nsh"
 # boot_planted CPU: one boot; sets line (the kernel's report), crng, rseed
