@@ -652,7 +652,7 @@ static int opt_is_image_path(const char *w, size_t len)
 	       (w[len - 2] | 0x20) == 'f' && (w[len - 1] | 0x20) == 'i';
 }
 
-enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len)
+static enum ldr_err opt_parse_line(struct ldr_options *o, const char *s, size_t len)
 {
 	size_t i = 0, words = 0;
 	enum ldr_err err;
@@ -689,7 +689,6 @@ enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len
 			}
 			o->cmdline_len = (uint32_t)(e - i);
 			o->set |= OPT_BIT(OPT_K_CMDLINE);
-			opt_drop_orphans(o);
 			return LDR_OK;
 		}
 		if (words++ == 0 && opt_is_image_path(s + w, wl))
@@ -705,8 +704,17 @@ enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len
 			return err == LDR_E_OPT_UNKNOWN ? LDR_E_OPT_UNKNOWN_ARG : err;
 		}
 	}
-	opt_drop_orphans(o);
 	return LDR_OK;
+}
+
+/* a kernel list this parse started may be shorter than the initrds' (also
+ * when the parse failed part way: the list's rules hold in every outcome) */
+enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len)
+{
+	enum ldr_err err = opt_parse_line(o, s, len);
+
+	opt_drop_orphans(o);
+	return err;
 }
 
 /* "kernel=x" written in kaslr.conf: a known key followed by '=' */
@@ -719,7 +727,7 @@ static int opt_conf_equals(const char *k, size_t kl)
 	return options_key_find(k, (size_t)(eq - k)) != OPT_K_COUNT;
 }
 
-enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t len)
+static enum ldr_err opt_parse_config(struct ldr_options *o, const char *s, size_t len)
 {
 	size_t i = 0;
 	uint32_t line = 0;
@@ -770,8 +778,15 @@ enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t l
 			return err;
 		}
 	}
-	opt_drop_orphans(o);
 	return LDR_OK;
+}
+
+enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t len)
+{
+	enum ldr_err err = opt_parse_config(o, s, len);
+
+	opt_drop_orphans(o);
+	return err;
 }
 
 /*
