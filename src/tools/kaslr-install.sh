@@ -441,8 +441,15 @@ shim_paths() {
 	path=${path#./}
 }
 # shim's .sbat names the component shim
+# (objcopy writes to a temporary file: given /dev/stdout while stdout is a
+# regular file, it replaces the /dev/stdout symlink with a file of its own)
 shim_is_shim() {
-	objcopy -O binary -j .sbat "$1" /dev/stdout 2>/dev/null | grep -q '^shim,'
+	local t r
+	t=$(mktemp) || return 1
+	objcopy -O binary -j .sbat "$1" "$t" 2>/dev/null && grep -q '^shim,' "$t"
+	r=$?
+	rm -f "$t"
+	return $r
 }
 # shim's own file must be shim or kaslr-loader (an earlier install without
 # shim) unless --force; shim and MokManager are staged beside the loader
