@@ -234,6 +234,7 @@ EFI_STATUS loader_too_big(const struct loader *L, const CHAR16 *path)
 static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path, const CHAR16 *next,
 			      int *ret_next)
 {
+	static int cmdline_measured;
 	struct file_failure ff;
 	enum decomp_format fmt;
 	enum ldr_err err;
@@ -247,8 +248,11 @@ static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path, const CHAR16
 		return log_ldr(EFI_LOAD_ERROR, LDR_E_EMPTY_FILE, L"kernel %s", path);
 	/* a unified kernel image: its trust, measurements and sections (efi/uki.c) */
 	if (uki_detect(L->file, L->file_size))
-		return uki_open(L, path);
-	tpm_measure_cmdline(L->opt.cmdline, L->opt.cmdline_len);
+		return uki_open(L, path, next, ret_next);
+	/* once: a kernel shim refused leaves the line measured for the next */
+	if (!cmdline_measured)
+		tpm_measure_cmdline(L->opt.cmdline, L->opt.cmdline_len);
+	cmdline_measured = 1;
 
 	/* the bytes hashed (and measured) are the bytes used: no second read */
 	st = policy_check_kernel(L, path, L->file, L->file_size,

@@ -48,26 +48,17 @@ static const struct shim_lock *shim_find(void)
 	return s;
 }
 
-/*
- * shim's Verify on exactly the bytes read (and then measured and used);
- * EFI_BAD_BUFFER_SIZE, without asking, for more than it takes.
- */
-static EFI_STATUS shim_verify(struct loader *L, const void *buf, UINT64 len)
+EFI_STATUS secureboot_shim_verify(struct loader *L, const void *buf, UINT64 len)
 {
+	if (!L->secure || !L->shim)
+		return EFI_NOT_STARTED;
 	if (len > SHIM_VERIFY_MAX)
 		return EFI_BAD_BUFFER_SIZE;
 	return L->shim->verify((void *)buf, (UINT32)len);
 }
 
-/*
- * A kernel that only shim could admit, refused by it: a record saying so
- * after its measurement in PCR 9 (a boot that goes on to the next kernel
- * then never measures like one that named that kernel alone), and one
- * line - a warning when next (the next kernel's path) is tried, else the
- * error.
- */
-static EFI_STATUS shim_refused(const char *apath, const CHAR16 *path, UINT64 len,
-			       EFI_STATUS vst, const CHAR16 *next, int *ret_next)
+EFI_STATUS secureboot_shim_refused(const char *apath, const CHAR16 *path, UINT64 len,
+				   EFI_STATUS vst, const CHAR16 *next, int *ret_next)
 {
 	static const char what[] = "refused by shim: ";
 	char text[sizeof(what) + OPT_PATH_MAX];
@@ -155,8 +146,8 @@ static EFI_STATUS check_file(struct loader *L, enum policy_kind kind, const CHAR
 	 * Secure Boot, with shim there, every kernel goes to Verify, once, on
 	 * these bytes; what shim says counts only where the policy's rules
 	 * ask it (below: a kernel no pin admits, under TRUST=shim). */
-	if (kind == POLICY_KERNEL && L->secure && L->shim)
-		vst = shim_verify(L, buf, len);
+	if (kind == POLICY_KERNEL)
+		vst = secureboot_shim_verify(L, buf, len);
 	if (!want)
 		return EFI_SUCCESS;
 	if (!have)
@@ -167,7 +158,7 @@ static EFI_STATUS check_file(struct loader *L, enum policy_kind kind, const CHAR
 		return log_ldr(EFI_SECURITY_VIOLATION, err, L"%s: refusing to boot", path);
 	if (ask_shim) {
 		if (EFI_ERROR(vst))
-			return shim_refused(apath, path, len, vst, next, ret_next);
+			return secureboot_shim_refused(apath, path, len, vst, next, ret_next);
 		log_info(L"%s: signature verified by shim", path);
 	} else if (L->secure && L->policy->trust_shim && L->shim && kind == POLICY_INITRD) {
 		log_info(L"%s: admitted by the policy's trust in shim, measured", path);

@@ -11,6 +11,7 @@
 #   2. -cpu max (RDRAND): efivarfs shows the loader's own 32 bytes in place
 #      of the planted 64 (its volatile SetVariable no longer clashes with a
 #      non-volatile variable of that name).
+# placement: random - linux-rootfs boots this kernel at the edges; a planted seed does not change where it lands
 bz=$B/linux/vmlinuz
 [ -f "$bz" ] || test/linux/fetch.sh generic >/dev/null || fail "no Debian kernel: test/linux/fetch.sh failed"
 U_DIR=$(test/linux/initramfs.sh generic) || fail "no initramfs"
@@ -19,16 +20,18 @@ for f in "$bz:vmlinuz" "$U_DIR/initrd.img:initrd.img"; do
 	mcopy -i "$img" "${f%:*}" "::/${f##*:}" || fail "mcopy ${f%:*}"
 done
 nsh=$WORK/$NAME.nsh
-{
-	echo 'fs0:'
-	printf 'setvar LoaderRandomSeed -guid 4a67b082-0a4c-41cf-b6c7-440b29bb8c4f -nv -bs -rt =H%s\n' \
-		"$(printf '%0128d' 0 | tr 0 a5)"
-	echo 'echo "planted: %lasterror%"'
-	printf '%s\n' '\EFI\kaslr\loader.efi kernel=\vmlinuz initrd=\initrd.img -- console=ttyS0 panic=-1 quiet no_timer_check'
-} >"$nsh"
-mcopy -i "$img" "$nsh" ::/startup.nsh || fail "mcopy startup.nsh"
 # boot_planted CPU: one boot; sets line (the kernel's report), crng, rseed
 boot_planted() {
+	place
+	{
+		echo 'fs0:'
+		printf 'setvar LoaderRandomSeed -guid 4a67b082-0a4c-41cf-b6c7-440b29bb8c4f -nv -bs -rt =H%s\n' \
+			"$(printf '%0128d' 0 | tr 0 a5)"
+		echo 'echo "planted: %lasterror%"'
+		printf '%s %s %s\n' '\EFI\kaslr\loader.efi kernel=\vmlinuz initrd=\initrd.img' "$PLACE_OPTS" \
+			'-- console=ttyS0 panic=-1 quiet no_timer_check'
+	} >"$nsh"
+	mcopy -o -i "$img" "$nsh" ::/startup.nsh || fail "mcopy startup.nsh"
 	LOG=$WORK/$NAME.$1.log
 	test/qemu/boot.sh --log "$LOG" --mem 1G --cpu "$1" --timeout 240 \
 		--until 'linux-init: REPORT|Kernel Offset|end Kernel panic|kaslr-loader: error' "$img"
@@ -37,6 +40,7 @@ boot_planted() {
 	line=$(clean_log "$LOG" | grep -a '^linux-init: REPORT' | tail -n 1)
 	[ -n "$line" ] || fail "$1: no report from the kernel's userspace (boot.sh status $RC)"
 	crng=$(kv "$line" crng) rseed=$(kv "$line" rseed)
+	placed
 }
 boot_planted qemu64
 [ "$crng" != 0.000000 ] || fail "qemu64: the kernel's RNG was ready at 0.000000: it credited a seed the planted bytes made strong"

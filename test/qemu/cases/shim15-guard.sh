@@ -9,9 +9,17 @@
 # set-ups where the pins alone admit the kernel must reach the payload:
 #   1. `make install SHIM=...` (pins only): every boot;
 #   2. TRUST=shim with kaslr.conf naming the pinned kernel.
-# The test kernel is no PE image, so shim's Verify refuses it; the pins
-# admit it all the same (shim's verdict counts only for an unpinned kernel
-# under TRUST=shim), and calling Verify is what satisfies the guard.
+#   3. a unified kernel image (test/linux/uki.sh, unsigned) the policy
+#      pins, through the same shim: it boots to userspace (the whole image
+#      went to Verify, as any kernel's file does).
+# The test kernel is no PE image and the UKI is unsigned, so shim's Verify
+# refuses both; the pins admit them all the same (shim's verdict counts
+# only for an unpinned kernel under TRUST=shim), and calling Verify is what
+# satisfies the guard.
+# placement: random - shim 15's guard does not look at where the kernel lands (linux-sb and uki-boot boot these kernels at the edges)
+UKI_CMDLINE='console=ttyS0 panic=-1 kl.marker=shim15'
+. test/linux/user.sh
+. test/linux/uki.sh
 sb_key
 S=$B/shim15
 deb=shim-unsigned_15.8-1~deb11u1_amd64.deb
@@ -48,24 +56,47 @@ for f in shimx64.efi mmx64.efi; do
 		fail "sbsign $src/$f"
 done
 
+# halted CASE: fail when shim 15.8's guard stopped the boot
+halted() {
+	clean_log "$LOG" | grep -q 'Bootloader has not verified loaded image' &&
+		fail "$1: shim 15.8 halted: the loader never called its Verify"
+}
 # boot T CASE: the payload must run and report PASS with the policy's line
 boot15() {
 	# the guard sleeps 5 s and powers off: QEMU exits either way
 	boot_payload "$(dir_img "$1")" --secureboot --timeout 150
-	clean_log "$LOG" | grep -q 'Bootloader has not verified loaded image' &&
-		fail "$2: shim 15.8 halted: the loader never called its Verify"
+	halted "$2"
 	expect_pass
+	# shellcheck disable=SC2153 # LINE: set by expect_pass (test/qemu/lib.sh)
 	[ "$(kv "$LINE" cmdline)" = "$want" ] || fail "$2: cmdline='$(kv "$LINE" cmdline)', want '$want'"
 }
 want="console=ttyS0 via=shim15"
 T=$WORK/$NAME.esp
-sb_install "$T" TEST_KERNEL=1 CMDLINE="$want" SHIM="$WORK/shim15/shimx64.efi"
+place
+sb_install "$T" TEST_KERNEL=1 CMDLINE="$want" SHIM="$WORK/shim15/shimx64.efi" ALLOW="$PLACE_ALLOW"
 cmp -s "$T/EFI/BOOT/BOOTX64.EFI" "$WORK/shim15/shimx64.efi" || fail "BOOTX64.EFI is not shim 15.8"
+printf '%s\n' "${PLACE[@]}" >"$T/EFI/BOOT/kaslr.conf"
 boot15 "$T" pins
 
-sb_install "$T" TEST_KERNEL=1 CMDLINE="$want" SHIM="$WORK/shim15/shimx64.efi" TRUST=shim
+place
+sb_install "$T" TEST_KERNEL=1 CMDLINE="$want" SHIM="$WORK/shim15/shimx64.efi" TRUST=shim ALLOW="$PLACE_ALLOW"
 k=$("$B/tools/kaslr-policy" show "$T/EFI/BOOT/grubx64.efi" | sed -n 's/^kernel *\([^ ]*\) sha256=.*/\1/p')
 [ -n "$k" ] || fail "no pinned kernel in the policy"
-printf 'kernel %s\n' "$k" >"$T/EFI/BOOT/kaslr.conf"
+printf '%s\n' "kernel $k" "${PLACE[@]}" >"$T/EFI/BOOT/kaslr.conf"
 boot15 "$T" trust-shim
-ok "shim 15.8 with its ExitBootServices guard: pins and TRUST=shim (kaslr.conf: $k) reach the payload"
+
+# 3: the pins-only set-up, its loader's policy pinning a UKI instead
+uki_build
+"$B/tools/kaslr-policy" write --loader "$LOADER" --out "$WORK/$NAME.uki-loader.efi" \
+	--kernel "EFI/BOOT/uki.efi=$UKI" --allow verbose --allow kaslr.seed --allow kaslr.phys \
+	--allow kaslr.virt >/dev/null || fail "kaslr-policy write"
+sbsign --key "$SB_KEY" --cert "$SB_CERT" --output "$T/EFI/BOOT/grubx64.efi" \
+	"$WORK/$NAME.uki-loader.efi" >/dev/null 2>&1 || fail "sbsign the loader"
+rm -f "$T/EFI/BOOT/kaslr.conf"
+place
+printf '%s\n' verbose "${PLACE[@]}" >"$T/EFI/BOOT/kaslr.conf"
+uki_boot "$(dir_img "$T" EFI/BOOT/uki.efi="$UKI")" --secureboot
+halted uki
+user_check_common
+[ "$U_CMDLINE" = "$UKI_CMDLINE" ] || fail "uki: /proc/cmdline is '$U_CMDLINE', want the .cmdline '$UKI_CMDLINE'"
+ok "shim 15.8 with its ExitBootServices guard: pins and TRUST=shim (kaslr.conf: $k) reach the payload, a pinned UKI userspace"
