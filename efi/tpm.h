@@ -19,6 +19,7 @@
 #define TPM_TAG_INITRD  0x8f3b22ecu /* the tag Linux's EFI stub gives an initrd */
 #define TPM_TAG_MODULE  0x4b4c4d4fu /* a module= file ("OMLK") */
 #define TPM_TAG_SETTINGS 0x4b4c5354u /* the effective settings ("TSLK") */
+#define TPM_TAG_REFUSED 0x4b4c5246u /* a kernel shim refused ("FRLK") */
 
 /*
  * EV_EVENT_TAG record into pcr: hash of data[0..len), the tagged event's
@@ -38,10 +39,12 @@ int tpm_measure_settings(const char *text, UINTN len);
 /*
  * tpm_measure_tagged, and when ret_sha256 is not NULL the SHA-256 digest
  * the firmware computed for that measurement, read back from the record it
- * appended to the event log (checked to be this measurement: last, PCR,
- * type, event data).  Returns 1 when ret_sha256 holds the digest (the data
- * need not be hashed again), 0 otherwise (no TPM, a TPM error, no SHA-256
- * bank, a log that did not take the record).
+ * appended to the event log (checked to be this measurement: a record
+ * after the one that was last before the call, the last one now, its PCR,
+ * type and event data).  Returns 1 when ret_sha256 holds the digest (the
+ * data need not be hashed again), 0 otherwise (no TPM, a TPM error, no
+ * SHA-256 bank, a log that did not take the record - even when the record
+ * before, another initrd's say, carries the same event data).
  */
 int tpm_measure_tagged_digest(UINT32 pcr, UINT32 tag, const char *desc, const void *data,
 			      UINT64 len, UINT8 ret_sha256[32]);

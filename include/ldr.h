@@ -121,7 +121,7 @@
 	X(LDR_E_OPT_VALUE, INVALID_PARAMETER, "bad option value", LDR_HINT_OPTIONS) \
 	X(LDR_E_OPT_HEX, INVALID_PARAMETER, "bad value: expected exactly 64 hex digits (32 bytes)", NULL) \
 	X(LDR_E_OPT_TOO_LONG, INVALID_PARAMETER, "options too long", LDR_HINT_OPTIONS) \
-	X(LDR_E_OPT_TOO_MANY, INVALID_PARAMETER, "too many files of one kind", "at most 16 module= and 8 initrd= options") \
+	X(LDR_E_OPT_TOO_MANY, INVALID_PARAMETER, "too many files of one kind", "at most 4 kernel=, 16 module= and 8 initrd= options (the initrds of all the kernels together)") \
 	X(LDR_E_OPT_ENCODING, INVALID_PARAMETER, "options are not valid UCS-2 text", LDR_HINT_OPTIONS) \
 	X(LDR_E_HASH_MISMATCH, SECURITY_VIOLATION, "kernel SHA-256 does not match sha256=", "the file changed or sha256= is stale") \
 	X(LDR_E_MODULE_HASH_MISMATCH, SECURITY_VIOLATION, "module SHA-256 does not match its :sha256= pin", "the file changed or the pin is stale") \
@@ -168,7 +168,7 @@ const char *ldr_strerror(enum ldr_err err);
 /* What the user can do about err, or NULL when the message says it all. */
 const char *ldr_err_hint_of(enum ldr_err err);
 
-/* The code's own name ("LDR_E_BAD_MAGIC"), for tests and the corpus. */
+/* The code's own name ("LDR_E_BAD_MAGIC"), for tests and the corpus (host builds only). */
 const char *ldr_err_name(enum ldr_err err);
 
 /*

@@ -30,10 +30,12 @@ done
 # a loader that loses its own directory and reads the wrong files.
 printf '# fault tests: the payload echoes this\ncmdline fault-conf\n' >"$OUT/kaslr.conf"
 printf 'cmdline decoy-conf\n' >"$OUT/decoy.conf"
+# a module the cases pin by its SHA-256 (test/fault/cases writes it out)
+printf 'fault tests: a module file the cases pin\n' >"$OUT/mod.bin"
 ESP=$OUT/esp.img
 test/qemu/mkesp.sh "$ESP" "$INJECT" - EFI/kaslr/loader.efi="$LOADER" \
 	EFI/kaslr/kernel.elf="$P/kernel-pie.elf" EFI/kaslr/kernel.elf.gz="$P/kernel-pie.elf.gz" \
-	EFI/kaslr/kaslr.conf="$OUT/kaslr.conf" \
+	EFI/kaslr/kaslr.conf="$OUT/kaslr.conf" EFI/kaslr/mod.bin="$OUT/mod.bin" \
 	kernel.elf="$P/kernel-exec.elf" kaslr.conf="$OUT/decoy.conf" || { echo "fault: 0 passed, 1 failed"; exit 1; }
 
 # ---------------------------------------------------------------- the table
@@ -106,6 +108,8 @@ judge_boot() {
 	for c in variant=pie cmdline=fault-conf ${checks//,/ }; do
 		case $c in
 		warn) grep -q '^kaslr-loader: warning:' "$seg" || why="${why:+$why; }no loader warning" ;;
+		ebs.*=*) k=${c#ebs.} want=${c#*=}; k=${k%%=*}; got=$(rfield "$ebs" "$k")
+			[ "$got" = "$want" ] || why="${why:+$why; }fault-ebs $k=$got, want $want" ;;
 		*!=*) k=${c%%!=*} want=${c#*!=}; got=$(kv "$line" "$k")
 			[ "$got" != "$want" ] || why="${why:+$why; }$k=$got" ;;
 		*=*) k=${c%%=*} want=${c#*=}; got=$(kv "$line" "$k")
