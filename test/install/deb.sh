@@ -18,6 +18,7 @@ SDBOOT_PLUGIN=/usr/lib/kernel/install.d/90-loaderentry.install
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . test/tally.sh
+. test/install/signed.sh
 finish() { tally_end deb; }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
 
@@ -208,11 +209,14 @@ else bad esp-full "status $?: $(cat "$T/h3d.log")"; fi
 rm -f "$BOOT/vmlinuz-$V3" "$BOOT/initrd.img-$V3"
 
 # 3d. update-initramfs rebuilt the pinned version's initrd: the
-# post-update.d hook puts it on the ESP and pins it; another version's
-# rebuilt initrd leaves the ESP alone
+# post-update.d hook puts it on the ESP and pins it, under another name
+# than the one the loader in place pinned (initrd.img-V@HASH: the old
+# initrd's bytes never change under the old pin), and the old file goes;
+# another version's rebuilt initrd leaves the ESP alone
 printf 'initrd of %s, rebuilt\n' "$V2" >"$BOOT/initrd.img-$V2"
 if "$POSTUPDATE" "$V2" "$BOOT/initrd.img-$V2" >"$T/h3e.log" 2>&1 &&
-   pins | grep -q "^initrd .*initrd.img-$V2 $(sha "$BOOT/initrd.img-$V2")$" && cmp -s "$D/initrd.img-$V2" "$BOOT/initrd.img-$V2"; then
+   pins | grep -q "^initrd \\\\EFI\\\\kaslr\\\\initrd.img-$V2@$(sha "$BOOT/initrd.img-$V2" | cut -c 1-16) $(sha "$BOOT/initrd.img-$V2")$" &&
+   cmp -s "$D/initrd.img-$V2@$(sha "$BOOT/initrd.img-$V2" | cut -c 1-16)" "$BOOT/initrd.img-$V2" && [ ! -e "$D/initrd.img-$V2" ]; then
 	ok initramfs-refresh
 else bad initramfs-refresh "$(tail -n 2 "$T/h3e.log"; pins | tr '\n' ' ')"; fi
 cp "$L" "$T/loader-refreshed.efi"
@@ -238,44 +242,28 @@ if "$POSTRM" "$V2" >"$T/h5.log" 2>&1 && grep -q 'nothing to do' "$T/h5.log" && p
 	ok postrm-other
 else bad postrm-other "$(cat "$T/h5.log")"; fi
 
-# 6b. TRUST=shim, no key on the machine: Debian's signed kernel package in
-# two versions (the signed one test/linux/fetch.sh signed downloads and the
-# version before it, apt-get download, cached in build/linux/signed-prev/).
-# Their files are extracted into a /boot of this test's own with dpkg-deb
-# (dpkg --root would run the packages' maintainer scripts chroot-less here,
-# and those run the HOST's /etc/kernel hooks and write its /lib/modules);
-# the package's postinst.d and postrm.d hooks then run as the kernel's
-# maintainer scripts run them.  The loader was installed once, signed,
-# through shim; install.conf then holds no key: the hooks copy vmlinuz and
-# initrd, rewrite kaslr.conf (newest, the previous as fallback) and sign
-# nothing (the loader's bytes stay the same).
+# 6b. TRUST=shim, no key on the machine: Debian's signed kernel in two
+# versions (test/install/signed.sh: their vmlinuz extracted with dpkg-deb,
+# since dpkg --root would run the packages' maintainer scripts
+# chroot-less here, and those run the HOST's /etc/kernel hooks and write
+# its /lib/modules) put into a /boot of this test's own; the package's
+# postinst.d and postrm.d hooks then run as the kernel's maintainer
+# scripts run them.  The loader was installed once, signed, through shim;
+# install.conf then holds no key: the hooks copy vmlinuz and initrd,
+# rewrite kaslr.conf (both kernels, newest first, each with its initrd)
+# and sign nothing (the loader's bytes stay the same).  Which kernels
+# shim would start: test/install/hooks.sh.
 shim_section() {
-	local new old newdeb olddeb B2=$T/kboot E2=$T/shimesp D2 L2 before c
-	newdeb=$(test/linux/fetch.sh signed >/dev/null 2>&1; find "$B/linux/signed" -maxdepth 1 -name 'linux-image-6.1.0-*-amd64_*.deb' | head -n 1)
-	[ -f "$newdeb" ] || { bad shim-fetch "no signed kernel package (test/linux/fetch.sh signed)"; return; }
-	new=$(dpkg-deb -f "$newdeb" Package); new=${new#linux-image-}
-	old=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' | cut -d' ' -f1 |
-		sed 's/^linux-image-//' | sort -V | grep -B1 -x "$new" | head -n 1)
-	if [ -z "$old" ] || [ "$old" = "$new" ]; then bad shim-fetch "no version before $new in apt-cache"; return; fi
-	mkdir -p "$B/linux/signed-prev"
-	olddeb=$(find "$B/linux/signed-prev" -maxdepth 1 -name "linux-image-${old}_*.deb" | head -n 1)
-	if [ ! -f "$olddeb" ]; then
-		(cd "$B/linux/signed-prev" && apt-get download "linux-image-$old" >/dev/null 2>&1)
-		olddeb=$(find "$B/linux/signed-prev" -maxdepth 1 -name "linux-image-${old}_*.deb" | head -n 1)
-	fi
-	[ -f "$olddeb" ] || { bad shim-fetch "apt-get download linux-image-$old failed"; return; }
+	local new old B2=$T/kboot E2=$T/shimesp D2 L2 before c K=$T/signed
+	if ! signed_kernels "$K"; then bad shim-fetch "$sk_why"; return; fi
+	new=$sk_new old=$sk_old
 	ok shim-fetch
 	mkdir -p "$B2" "$E2"
-	for p in "$olddeb" "$newdeb"; do
-		mkdir -p "$T/kroot-$(basename "$p")" || { bad shim-unpack "mkdir"; return; }
-		dpkg-deb --fsys-tarfile "$p" | tar -x -C "$T/kroot-$(basename "$p")" ./boot ||
-			{ bad shim-unpack "$p"; return; }
-	done
 	key=$T/snakeoil.key
 	openssl rsa -passin pass:snakeoil -in /usr/share/ovmf/PkKek-1-snakeoil.key -out "$key" >/dev/null 2>&1 ||
 		{ bad shim-install "cannot decrypt the snakeoil key"; return; }
 	# version old installed by the owner, with the key, through shim
-	cp "$T/kroot-$(basename "$olddeb")/boot/vmlinuz-$old" "$B2/" && printf 'initrd of %s\n' "$old" >"$B2/initrd.img-$old"
+	cp "$K/vmlinuz-$old" "$B2/" && printf 'initrd of %s\n' "$old" >"$B2/initrd.img-$old"
 	if ! "$KASLR_LOADER_INSTALL" --esp "$E2" --install-path EFI/kaslr-loader/shimx64.efi \
 		--loader "$KASLR_LOADER_LIB/kaslr-loader.efi" --tool "$TOOL" --kernel "$B2/vmlinuz-$old" \
 		--initrd "$B2/initrd.img-$old" --cmdline "root=/dev/vda ro" --shim /usr/lib/shim/shimx64.efi \
@@ -289,13 +277,15 @@ shim_section() {
 	printf 'ESP=%s\nINSTALL_PATH=EFI/kaslr-loader/shimx64.efi\nSHIM=/usr/lib/shim/shimx64.efi\nTRUST=shim\nCMDLINE="root=/dev/vda ro"\n' \
 		"$E2" >"$T/shim.conf"
 	# the apt upgrade: version new's files, then its postinst hook
-	cp "$T/kroot-$(basename "$newdeb")/boot/vmlinuz-$new" "$B2/" && printf 'initrd of %s\n' "$new" >"$B2/initrd.img-$new"
+	cp "$K/vmlinuz-$new" "$B2/" && printf 'initrd of %s\n' "$new" >"$B2/initrd.img-$new"
 	if KASLR_LOADER_CONF=$T/shim.conf KASLR_LOADER_BOOT=$B2 KASLR_LOADER_STATE=$T/shimstate \
 		"$POSTINST" "$new" "$B2/vmlinuz-$new" >"$T/s1.log" 2>&1; then :; else bad shim-upgrade "hook failed: $(tail -n 2 "$T/s1.log")"; fi
-	c=$(grep -v '^#' "$D2/kaslr.conf" 2>/dev/null)
-	if [ "$c" = "$(printf 'kernel vmlinuz-%s\ninitrd initrd.img-%s' "$new" "$new")" ] &&
+	# the block: both kernels as real lines, newest first, each with its
+	# initrd (the loader falls back to the second when shim refuses the first)
+	c=$(sed -n '/^# kaslr-loader-update: begin/,/^# kaslr-loader-update: end/p' "$D2/kaslr.conf" 2>/dev/null)
+	if [ "$c" = "$(shim_block "$new" "$old")" ] &&
+	   [ "$(grep -c '^[[:space:]]*\(kernel\|initrd\)' "$D2/kaslr.conf")" = 4 ] &&
 	   cmp -s "$D2/vmlinuz-$new" "$B2/vmlinuz-$new" && cmp -s "$D2/initrd.img-$new" "$B2/initrd.img-$new" &&
-	   grep -qx "# kernel vmlinuz-$old" "$D2/kaslr.conf" && grep -qx "# initrd initrd.img-$old" "$D2/kaslr.conf" &&
 	   [ -f "$D2/vmlinuz-$old" ] && [ -f "$D2/initrd.img-$old" ]; then ok shim-upgrade
 	else bad shim-upgrade "kaslr.conf: $(tr '\n' '|' <"$D2/kaslr.conf"); $(tail -n 3 "$T/s1.log" | tr '\n' ' ')"; fi
 	if [ "$(sha "$L2")" = "$before" ] && ! grep -q 'sbsign\|signed with' "$T/s1.log"; then ok shim-nothing-signed

@@ -156,6 +156,23 @@ else
 	else bad tool-signed-input "$(cat "$T/w.log")"; fi
 fi
 
+# 8a. a signing key its group or others may read is refused, one line,
+# nothing written; TRUST=shim without SHIM= is refused the same way
+if [ -f "$T/k.pem" ]; then
+	E=$T/esp-keymode; mkdir "$E"
+	cp "$T/k.pem" "$T/k-open.pem"; chmod 0644 "$T/k-open.pem"
+	if inst "$T/km.log" ESP="$E" TEST_KERNEL=1 SIGN_KEY="$T/k-open.pem" SIGN_CERT="$T/c.pem"; then
+		bad key-mode "installed with a key others may read"
+	elif [ "$(grep -c '^kaslr-install:' "$T/km.log")" = 1 ] && grep -q 'mode 644 lets others read it' "$T/km.log" &&
+	     [ -z "$(find "$E" -type f)" ]; then ok key-mode
+	else bad key-mode "$(tail -n 2 "$T/km.log")"; fi
+fi
+E=$T/esp-noshim; mkdir "$E"
+if inst "$T/ns.log" ESP="$E" TEST_KERNEL=1 TRUST=shim; then bad trust-shim-needs-shim "installed TRUST=shim without SHIM="
+elif [ "$(grep -c '^kaslr-install:' "$T/ns.log")" = 1 ] && grep -q 'needs --shim' "$T/ns.log" &&
+     [ -z "$(find "$E" -type f)" ]; then ok trust-shim-needs-shim
+else bad trust-shim-needs-shim "$(tail -n 2 "$T/ns.log")"; fi
+
 # 8b. a writer on the ESP during a signed install: wrappers for cp, mv and
 # install (first on PATH) run the real command and then, whenever the file
 # they wrote on the ESP is the kernel (or a temporary of it), replace its
@@ -255,5 +272,18 @@ else bad new-path-uninstall "$(tail -n 2 "$T/m3.log"; snap "$E" | diff "$T/mv0.s
 readme=$(sed -n '/^| input from kaslr.conf or the load options |/,/^$/p' README | sed '/^$/d')
 if [ -n "$readme" ] && [ "$readme" = "$("$TOOL" rules)" ]; then ok readme-rules
 else bad readme-rules "README differs from '$TOOL rules': $(diff <(echo "$readme") <("$TOOL" rules) | head -n 6 | tr '\n' ' ')"; fi
+
+# 10. install.conf suggests no ALLOW= and says what each key ALLOW may
+# hold (the code's list: kaslr-policy rules) gives away
+IC=src/tools/debian/install.conf
+if grep -qE '^#? *ALLOW="?[a-z]' "$IC"; then bad install-conf-allow "install.conf suggests an ALLOW= value"
+else
+	miss=''
+	for k in $("$TOOL" rules | grep -o -- '--allow [a-z.0-9]*' | cut -d' ' -f2 | sort -u); do
+		grep -qE "^#   $k +[a-z]" "$IC" || miss="$miss $k"
+	done
+	if [ -z "$miss" ]; then ok install-conf-allow
+	else bad install-conf-allow "install.conf does not say what ALLOW gives away for:$miss"; fi
+fi
 
 tally_end install

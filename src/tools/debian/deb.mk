@@ -25,7 +25,7 @@ DEB_VERSION := $(shell sed -n 's/^\#define LDR_VERSION "\(.*\)"/\1/p' efi/bli.h)
 DEB_ROOT    := $(BUILD)/deb/root
 DEB_FILE    := $(BUILD)/deb/kaslr-loader_$(DEB_VERSION)_amd64.deb
 HOOK_FILES  := src/tools/kaslr-install.sh src/tools/kaslr-repack.sh src/tools/kaslr-sweep.sh \
-               src/tools/guest-clock.sh \
+               src/tools/guest-clock.sh src/tools/kaslr-esp.sh \
                $(wildcard src/tools/hooks/*) src/tools/debian/install.conf README
 
 # the scripts name each other by their installed paths: follow prefix
@@ -42,6 +42,7 @@ install-hooks: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES)
 	mkdir -p $(DESTDIR)$(prefix)/bin
 	$(KL_PATHS) src/tools/kaslr-sweep.sh >$(DESTDIR)$(prefix)/bin/kaslr-sweep
 	install -D -m 0644 src/tools/guest-clock.sh $(DESTDIR)$(KL_LIB)/guest-clock.sh
+	install -D -m 0644 src/tools/kaslr-esp.sh $(DESTDIR)$(KL_LIB)/kaslr-esp.sh
 	chmod 0755 $(DESTDIR)$(prefix)/bin/kaslr-sweep
 	mkdir -p $(DESTDIR)$(prefix)/lib/kernel/install.d $(DESTDIR)$(sysconfdir)/kernel/postinst.d \
 	         $(DESTDIR)$(sysconfdir)/kernel/postrm.d $(DESTDIR)$(sysconfdir)/kaslr-loader \
