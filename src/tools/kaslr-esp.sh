@@ -1,8 +1,9 @@
 # kaslr-esp.sh - sourced by kaslr-install.sh and kaslr-loader-update.sh
 # (installed as /usr/lib/kaslr-loader/kaslr-esp.sh): the one check every
 # path read from the EFI system partition or from its manifest passes, the
-# manifest's reader, the flush that orders the writes of an install, and
-# the check of the signing key's mode.
+# manifest's reader, the flush that orders the writes of an install, the
+# check of the signing key's mode, and the record of the Boot#### entry an
+# install made.
 #
 # The ESP is not trusted: another system on the machine, or anyone with
 # the disk, can write it.  A path read there must be relative to the ESP
@@ -146,4 +147,30 @@ key_private() {
 	[ $((8#$m & 8#077)) = 0 ] && return 0
 	esp_why="refusing the signing key $1: its mode $m lets others read it (whoever reads it can sign what Secure Boot starts); chmod 600 $1"
 	return 1
+}
+
+# record_read STATE: the Boot#### entry an install on this ESP made, as
+# recorded in STATE/boot-entry (kaslr-install.sh writes it): rec_num, its
+# path rec_path, BootOrder before it was made rec_order
+rec_esp='' rec_num='' rec_path='' rec_order=''
+# shellcheck disable=SC2034 # rec_path: read by the scripts that source this
+record_read() {
+	local k v
+	rec_esp='' rec_num='' rec_path='' rec_order=''
+	[ -f "$1/boot-entry" ] || return 1
+	while read -r k v; do
+		case $k in esp) rec_esp=$v ;; num) rec_num=$v ;; path) rec_path=$v ;; bootorder) rec_order=$v ;; esac
+	done <"$1/boot-entry"
+	case $rec_num in [0-9A-Fa-f][0-9A-Fa-f][0-9A-Fa-f][0-9A-Fa-f]) ;; *) return 1 ;; esac
+	case $rec_order in *[!0-9A-Fa-f,]*) return 1 ;; esac
+	[ "$rec_esp" = "$esp_real" ]
+}
+# the Boot#### numbers there are, and BootOrder
+boot_nums() { efibootmgr 2>/dev/null | sed -n 's/^Boot\([0-9A-Fa-f]\{4\}\).*/\1/p' | sort; }
+boot_order() { efibootmgr 2>/dev/null | sed -n 's/^BootOrder: *//p'; }
+# boot_is NUM [LOADERPATH]: Boot NUM is labelled kaslr-loader (and starts LOADERPATH)
+boot_is() {
+	local l
+	l=$(efibootmgr -v 2>/dev/null | grep -i "^Boot$1\*\{0,1\} kaslr-loader\b") || return 1
+	[ -z "${2:-}" ] || printf '%s\n' "$l" | grep -qiF "$2"
 }

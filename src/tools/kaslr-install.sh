@@ -5,12 +5,27 @@
 # `make uninstall` and the kernel hooks (src/tools/hooks/) run it; installed
 # as /usr/sbin/kaslr-loader-install.
 #
-#   kaslr-install.sh --esp DIR --loader UNSIGNED.efi --tool kaslr-policy
+#   kaslr-install.sh --esp DIR [--loader UNSIGNED.efi] [--tool kaslr-policy]
 #       --kernel FILE [--initrd FILE]... [--cmdline TEXT] [--allow KEY]...
-#       [--install-path EFI/BOOT/BOOTX64.EFI] [--sign-key KEY --sign-cert CERT]
+#       [--install-path PATH] [--sign-key KEY --sign-cert CERT]
 #       [--conf FILE] [--repack kaslr-repack.sh] [--entry auto|yes|no] [--force]
-#       [--shim SHIM.efi] [--trust pins|shim]
-#   kaslr-install.sh --uninstall --esp DIR [--install-path PATH]
+#       [--shim SHIM.efi] [--trust pins|shim] [--state DIR]
+#   kaslr-install.sh --uninstall --esp DIR [--install-path PATH] [--state DIR]
+#
+# --loader and --tool default to the package's files beside this script
+# (../lib/kaslr-loader/kaslr-loader.efi and kaslr-policy) when they exist.
+# The install path (the file firmware or a boot manager starts), when not
+# given, is computed here and nowhere else: where the previous install on
+# this ESP put it (its manifest says), else, on the running system's ESP
+# (EFI booted, the ESP a mounted EFI system partition),
+# EFI/kaslr-loader/kaslr-loader.efi (EFI/kaslr-loader/shimx64.efi with
+# --shim) with a Boot#### entry for it, else the fallback path
+# EFI/BOOT/BOOTX64.EFI.  The Boot#### entry is made (efibootmgr) only when
+# no systemd-boot entry starts the loader and the path is not the fallback
+# path; its number and the BootOrder before it are kept in DIR/boot-entry
+# (--state, default /var/lib/kaslr-loader): --uninstall deletes that entry
+# (if it is still kaslr-loader's) and puts BootOrder back as it was (the
+# entries made since kept after it).  bootctl set-default is never run.
 #
 # Safe by default:
 #   - an existing file at the install path that is not kaslr-loader (e.g.
@@ -70,9 +85,13 @@ esp_lib=$(dirname -- "$0")/kaslr-esp.sh
 MANIFEST=$ESP_MANIFEST # relative to the ESP
 
 # ------------------------------------------------------------ arguments
-esp='' loader='' tool='' kernel='' cmdline='' have_cmdline=0 path=EFI/BOOT/BOOTX64.EFI path_given=0
+esp='' loader='' tool='' kernel='' cmdline='' have_cmdline=0 path='' path_given=0
 key='' cert='' conf='' repack='' entry=auto force=0 uninstall=0 shim='' trust=pins shim_path=''
 initrds=() allows=()
+state=${KASLR_LOADER_STATE:-/var/lib/kaslr-loader}
+# /sys (the tests point it elsewhere): firmware/efi says EFI booted
+sys=${KASLR_LOADER_SYS:-/sys}
+libdir=$(dirname -- "$0")/../lib/kaslr-loader
 parse_args() {
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -96,6 +115,7 @@ parse_args() {
 		--entry) entry=$2 ;;
 		--shim) shim=$2 ;;
 		--trust) trust=$2 ;;
+		--state) state=$2 ;;
 		*) die "unknown argument $1" ;;
 		esac
 		shift 2
@@ -110,11 +130,11 @@ rel_of() { printf '%s/%s' "$reldir" "$1" | sed 's|^\./||'; }
 
 # ------------------------------------------------------------ the manifest
 # (its lines: kaslr-esp.sh, esp_manifest)
-old_kind=() old_a=() old_b=() old_loader=''
+old_kind=() old_a=() old_b=() old_loader='' old_installpath=''
 manifest_read() {
 	esp_manifest || die "$esp_why"
 	old_kind=("${m_kind[@]}") old_a=("${m_a[@]}") old_b=("${m_b[@]}")
-	old_loader=$m_loader
+	old_loader=$m_loader old_installpath=$m_installpath
 }
 # the index of REL's file/backup line in the previous manifest, or nothing
 old_index() {
@@ -191,7 +211,7 @@ put_text() {
 # that whatever a failure leaves is listed (the next install or
 # --uninstall takes it away)
 manifest_write() {
-	local i d keep l=$path p
+	local i d keep l=$path p ip=${shim_path:-$path}
 	local dirs=() lines=("${new_lines[@]}" "${kept_lines[@]}")
 	make_dir "$(dirname "$MANIFEST")"
 	# directories: those a previous install made and still in use, and new ones
@@ -204,7 +224,7 @@ manifest_write() {
 	done
 	for d in "${made_dirs[@]}"; do dirs+=("dir $d"); done
 	if [ "${1:-}" = journal ]; then
-		[ -n "$old_loader" ] && l=$old_loader
+		[ -n "$old_loader" ] && l=$old_loader ip=$old_installpath
 		for i in "${!old_kind[@]}"; do
 			[ "${old_kind[$i]}" = dir ] && continue
 			keep=0
@@ -215,6 +235,7 @@ manifest_write() {
 	{
 		echo "# kaslr-loader: what kaslr-loader-install wrote on this ESP (kaslr-loader-install --uninstall, make uninstall)"
 		echo "loader $l"
+		[ -z "$ip" ] || [ "$ip" = "$l" ] || echo "installpath $ip"
 		printf '%s\n' "${dirs[@]}" "${lines[@]}"
 	} | sed '/^$/d' >"$priv/manifest" || die "cannot write $priv/manifest"
 	put_text "$priv/manifest" "$MANIFEST"
@@ -242,8 +263,8 @@ do_uninstall() {
 	esp_file "$MANIFEST" "$ESP_TEXT_MAX"
 	[ $? = 2 ] && die "nothing to uninstall: no $MANIFEST on $esp (kaslr-loader was not installed there, or by a version without one)"
 	manifest_read
-	[ "$path_given" = 1 ] && [ "$old_loader" != "$path" ] &&
-		die "the loader installed on $esp is $old_loader, not $path"
+	[ "$path_given" = 1 ] && [ "$old_loader" != "$path" ] && [ "$old_installpath" != "$path" ] &&
+		die "the loader installed on $esp is $old_installpath, not $path"
 	for ((i = ${#old_kind[@]} - 1; i >= 0; i--)); do
 		[ "${old_kind[$i]}" = dir ] || undo "${old_kind[$i]}" "${old_a[$i]}" "${old_b[$i]}"
 	done
@@ -253,6 +274,7 @@ do_uninstall() {
 		[ "${old_kind[$i]}" = dir ] && undo dir "${old_a[$i]}"
 	done
 	esp_flush
+	boot_entry_remove
 	say "uninstalled ${old_loader:-kaslr-loader} from $esp"
 }
 
@@ -261,6 +283,8 @@ preflight() {
 	local st
 	[ -n "$kernel" ] || die "no kernel given"
 	[ -f "$kernel" ] || die "kernel $kernel: no such file"
+	[ -n "$loader" ] || die "no --loader given, and no $libdir/kaslr-loader.efi"
+	[ -n "$tool" ] || die "no --tool given, and no $libdir/kaslr-policy"
 	for f in "$loader" "$tool"; do [ -f "$f" ] || die "$f missing (build it first)"; done
 	for f in "${initrds[@]}"; do [ -f "$f" ] || die "initrd $f: no such file"; done
 	{ [ -z "$key$cert" ] || { [ -n "$key" ] && [ -n "$cert" ]; }; } || die "signing needs both a key and a certificate"
@@ -271,14 +295,13 @@ preflight() {
 		key_private "$key" || die "$esp_why"
 	fi
 	case $entry in auto | yes | no) ;; *) die "--entry auto|yes|no" ;; esac
-	manifest_read
 	# never replace what is not ours (nor read what is not a file)
 	esp_file "$path"
 	st=$?
 	[ "$st" = 1 ] && die "refusing to replace $dest: $esp_why"
 	if [ "$st" = 0 ] && ! old_index "$path" >/dev/null && ! "$tool" show "$dest" >/dev/null 2>&1; then
 		[ "$force" = 1 ] ||
-			die "refusing to replace $dest: it is not kaslr-loader (another boot loader?); install elsewhere (INSTALL_PATH=EFI/kaslr/kaslr-loader.efi) or force it (FORCE=1 keeps a backup)"
+			die "refusing to replace $dest: it is not kaslr-loader (another boot loader?); install elsewhere (INSTALL_PATH=EFI/kaslr-loader/kaslr-loader.efi) or force it (FORCE=1 keeps a backup)"
 	fi
 }
 
@@ -521,16 +544,29 @@ commit() {
 # ------------------------------------------------------------ shim (--shim)
 # the running system's ESP: EFI booted, ESP a mount point of a partition
 # whose type is the EFI system partition's
-shim_live_esp() {
+live_esp() {
 	local src
-	[ -d /sys/firmware/efi ] && mountpoint -q "$esp" 2>/dev/null || return 1
+	[ -d "$sys/firmware/efi" ] && mountpoint -q "$esp" 2>/dev/null || return 1
 	src=$(findmnt -n -o SOURCE --target "$esp" 2>/dev/null) || return 1
 	[ "$(lsblk -n -o PARTTYPE "$src" 2>/dev/null)" = c12a7328-f81f-11d2-ba4b-00a0c93ec93b ]
 }
-# shim's path (the install path) and the loader's beside it as grubx64.efi
-shim_paths() {
+# the install path when none is given: the one place that decides it
+# (see the top of this file); then with --shim, shim's path and the
+# loader's beside it as grubx64.efi
+install_path() {
+	local had_shim=0
+	[ -n "$old_installpath" ] && [ "$old_installpath" != "$old_loader" ] && had_shim=1
+	if [ "$path_given" = 0 ]; then
+		if [ -n "$old_installpath" ] && [ "$had_shim" = "$([ -n "$shim" ] && echo 1 || echo 0)" ]; then
+			path=$old_installpath
+		elif live_esp; then
+			path=EFI/kaslr-loader/kaslr-loader.efi
+			[ -n "$shim" ] && path=EFI/kaslr-loader/shimx64.efi
+		else
+			path=EFI/BOOT/BOOTX64.EFI
+		fi
+	fi
 	[ -n "$shim" ] || return 0
-	if [ "$path_given" = 0 ] && shim_live_esp; then path=EFI/kaslr-loader/shimx64.efi; fi
 	shim_path=$path
 	path=$(dirname "$shim_path")/grubx64.efi
 	path=${path#./}
@@ -563,22 +599,66 @@ shim_stage() {
 		break
 	done
 }
-# a Boot#### entry for shim on the running system (once: by its label)
-shim_boot_entry() {
-	local src disk part lp
-	[ -n "$shim" ] && shim_live_esp || return 0
-	command -v efibootmgr >/dev/null || { say "warning: efibootmgr missing: no Boot#### entry for $shim_path"; return 0; }
-	if efibootmgr 2>/dev/null | grep -q '^Boot[0-9A-F]\{4\}\*\{0,1\} kaslr-loader\b'; then
-		say "entry   Boot#### kaslr-loader exists"
-		return 0
+# ------------------------------------------------------------ Boot####
+# a Boot#### entry for the install path on the running system, when
+# nothing else starts the loader (no systemd-boot entry, not the fallback path)
+boot_entry() {
+	local first=${shim_path:-$path} lp order0 before num src disk part
+	live_esp || return 0
+	[ -z "$entry_msg" ] || return 0
+	case $first in [Ee][Ff][Ii]/[Bb][Oo][Oo][Tt]/[Bb][Oo][Oo][Tt][Xx]64.[Ee][Ff][Ii]) return 0 ;; esac
+	command -v efibootmgr >/dev/null || { say "warning: efibootmgr missing (apt install efibootmgr): no Boot#### entry starts $first"; return 0; }
+	lp=\\$(printf '%s' "$first" | sed 's|/|\\|g')
+	if record_read "$state"; then
+		if boot_is "$rec_num" "$lp"; then say "entry   Boot$rec_num kaslr-loader -> $lp kept"; return 0; fi
+		# the install moved: the entry it made goes, BootOrder's record stays
+		boot_is "$rec_num" && efibootmgr -b "$rec_num" -B >/dev/null 2>&1
+		order0=$rec_order
+	else
+		if efibootmgr -v 2>/dev/null | grep -i '^Boot[0-9A-F]\{4\}\*\{0,1\} kaslr-loader\b' | grep -qiF "$lp"; then
+			say "entry   a Boot#### kaslr-loader -> $lp exists (not made by an install: left as it is)"
+			return 0
+		fi
+		order0=$(boot_order)
 	fi
+	before=$(boot_nums)
 	src=$(findmnt -n -o SOURCE --target "$esp")
 	disk=/dev/$(lsblk -n -o PKNAME "$src" | head -n 1)
-	part=$(cat "/sys/class/block/$(basename "$src")/partition" 2>/dev/null)
-	lp=\\$(printf '%s' "$shim_path" | sed 's|/|\\|g')
-	efibootmgr --create --disk "$disk" --part "$part" --label kaslr-loader --loader "$lp" >/dev/null ||
-		{ say "warning: efibootmgr could not add a Boot#### entry for $lp"; return 0; }
-	say "entry   Boot#### kaslr-loader -> $lp on $disk partition $part"
+	part=$(cat "$sys/class/block/$(basename "$src")/partition" 2>/dev/null)
+	if ! efibootmgr --create --disk "$disk" --part "$part" --label kaslr-loader --loader "$lp" >/dev/null 2>&1; then
+		say "warning: efibootmgr could not add a Boot#### entry for $lp"
+		return 0
+	fi
+	num=$(comm -13 <(printf '%s\n' "$before") <(boot_nums) | head -n 1)
+	[ -n "$num" ] || { say "warning: efibootmgr added no Boot#### entry for $lp"; return 0; }
+	{ mkdir -p "$state" && printf 'esp %s\nnum %s\npath %s\nbootorder %s\n' "$esp_real" "$num" "$lp" "$order0" >"$state/boot-entry.new" &&
+		mv -f "$state/boot-entry.new" "$state/boot-entry"; } 2>/dev/null ||
+		say "warning: cannot record Boot$num in $state: removal will not delete it"
+	say "entry   Boot$num kaslr-loader -> $lp on $disk partition $part (uninstall deletes it)"
+}
+# uninstall: the entry the install made goes, BootOrder as it was before
+# it (the entries made since after it)
+boot_entry_remove() {
+	local cur want=() n e have
+	record_read "$state" || return 0
+	command -v efibootmgr >/dev/null || { say "warning: efibootmgr missing: Boot$rec_num left as it is"; return 0; }
+	if boot_is "$rec_num" "$rec_path"; then
+		if efibootmgr -b "$rec_num" -B >/dev/null 2>&1; then say "removed Boot$rec_num"
+		else echo "$me: warning: efibootmgr could not delete Boot$rec_num" >&2; return 0; fi
+	fi
+	have=$(boot_nums | tr '\n' ' ')
+	cur=$(boot_order)
+	for n in ${rec_order//,/ } ${cur//,/ }; do
+		case " $have " in *" $n "*) ;; *) continue ;; esac
+		for e in "${want[@]}"; do [ "$e" = "$n" ] && continue 2; done
+		want+=("$n")
+	done
+	n=$(IFS=,; echo "${want[*]}")
+	if [ -n "$n" ] && [ "$n" != "$cur" ]; then
+		efibootmgr -o "$n" >/dev/null 2>&1 && say "BootOrder $n, as before the install" ||
+			echo "$me: warning: efibootmgr could not set BootOrder $n" >&2
+	fi
+	rm -f "$state/boot-entry"
 }
 
 # ------------------------------------------------------------ main
@@ -586,14 +666,19 @@ parse_args "$@"
 [ -n "$esp" ] || die "no ESP given (the mounted EFI system partition)"
 [ -d "$esp" ] || die "ESP $esp is not a directory"
 esp_use "$esp" || die "ESP $esp: cannot resolve it"
-case $path in /* | *..*) die "install path $path: give it relative to the ESP, e.g. EFI/kaslr/kaslr-loader.efi" ;; esac
-esp_rel_ok "$path" || die "install path $path: letters, digits, ._+~@- and / only"
+if [ "$path_given" = 1 ]; then
+	case $path in /* | *..*) die "install path $path: give it relative to the ESP, e.g. EFI/kaslr-loader/kaslr-loader.efi" ;; esac
+	esp_rel_ok "$path" || die "install path $path: letters, digits, ._+~@- and / only"
+fi
 if [ "$uninstall" = 1 ]; then do_uninstall; exit 0; fi
+[ -n "$loader" ] || [ ! -f "$libdir/kaslr-loader.efi" ] || loader=$libdir/kaslr-loader.efi
+[ -n "$tool" ] || [ ! -f "$libdir/kaslr-policy" ] || tool=$libdir/kaslr-policy
 case $trust in pins | shim) ;; *) die "--trust pins|shim" ;; esac
 if [ "$trust" = shim ] && [ -z "$shim" ]; then
 	die "--trust shim (TRUST=shim) needs --shim (SHIM=): started without shim, the loader has nothing to verify a signature with and refuses every kernel its policy does not pin"
 fi
-shim_paths
+manifest_read
+install_path
 
 dest=$esp/$path
 reldir=$(dirname "$path")
@@ -619,4 +704,4 @@ put_new "$img" "$path"
 prepare_conf
 prepare_entry
 commit
-shim_boot_entry
+boot_entry

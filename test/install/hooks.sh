@@ -35,12 +35,12 @@ make --no-print-directory install-hooks DESTDIR="$R" >"$T/hooks.log" 2>&1 ||
 	{ bad setup "make install-hooks: $(tail -n 2 "$T/hooks.log")"; finish; }
 export KASLR_LOADER_CONF=$T/install.conf KASLR_LOADER_LIB=$R/usr/lib/kaslr-loader \
 	KASLR_LOADER_INSTALL=$R/usr/sbin/kaslr-loader-install KASLR_LOADER_BOOT=$T/boot \
-	KASLR_LOADER_STATE=$T/state KASLR_LOADER_FIRMWARE=$T/fw
+	KASLR_LOADER_STATE=$T/state KASLR_LOADER_SYS=$T/sys
 UPDATE=$R/usr/sbin/kaslr-loader-update
 POSTINST=$R/etc/kernel/postinst.d/zz-kaslr-loader
 export KASLR_LOADER_UPDATE=$UPDATE
 TOOL=$KASLR_LOADER_LIB/kaslr-policy
-mkdir -p "$T/boot" "$T/fw"
+mkdir -p "$T/boot" "$T/sys/firmware/efi"
 V1=6.1.0-98-amd64 V2=6.1.0-99-amd64
 cp "$B/payload/kernel-pie.elf" "$T/boot/vmlinuz-$V1"
 cp "$B/payload/kernel-high.elf" "$T/boot/vmlinuz-$V2"
@@ -179,7 +179,7 @@ shim_choice() {
 	sed -i 's|^INSTALL_PATH=.*|INSTALL_PATH=EFI/kaslr-loader/shimx64.efi|' "$KASLR_LOADER_CONF"
 	block() { sed -n '/^# kaslr-loader-update: begin/,/^# kaslr-loader-update: end/p' "$D2/kaslr.conf" 2>/dev/null; }
 	# shim's own certificate only (no MOK, no db readable)
-	rm -rf "$T/fw"; mkdir -p "$T/fw"
+	rm -rf "$T/sys/firmware/efi"; mkdir -p "$T/sys/firmware/efi"
 	KASLR_LOADER_BOOT=$K "$UPDATE" add "$bad" >"$T/s1.log" 2>&1
 	c=$(grep -c "vmlinuz-$bad" "$T/s1.log")
 	if [ "$(block)" = "$(shim_block "$new" "$old")" ] && [ "$c" = 1 ] &&
@@ -192,11 +192,11 @@ shim_choice() {
 		{ bad shim-setup "cert-to-efi-sig-list (efitools: make deps)"; return; }
 	for where in mok-variables/MokListRT efivars/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23 \
 		efivars/db-d719b2cb-3d3a-4596-a3bc-dad00e67656f; do
-		rm -rf "$T/fw"; mkdir -p "$T/fw/${where%/*}"
+		rm -rf "$T/sys/firmware/efi"; mkdir -p "$T/sys/firmware/efi/${where%/*}"
 		# a list of hashes first (skipped), then the certificate's
 		hash-to-efi-sig-list "$K/vmlinuz-$old" "$T/hash.esl" >/dev/null 2>&1
-		case $where in efivars/*) printf '\007\000\000\000' ;; esac >"$T/fw/$where"
-		cat "$T/hash.esl" "$T/mok.esl" >>"$T/fw/$where"
+		case $where in efivars/*) printf '\007\000\000\000' ;; esac >"$T/sys/firmware/efi/$where"
+		cat "$T/hash.esl" "$T/mok.esl" >>"$T/sys/firmware/efi/$where"
 		KASLR_LOADER_BOOT=$K "$UPDATE" add "$bad" >"$T/s2.log" 2>&1
 		case $where in mok-*) name=shim-mok-variables ;; efivars/Mok*) name=shim-mok-efivars ;; *) name=shim-db ;; esac
 		if [ "$(block)" = "$(shim_block "$bad" "$new")" ] && ! grep -q 'does not verify' "$T/s2.log" &&
@@ -210,8 +210,8 @@ shim_choice() {
 	printf '%b' "$x509"'\377\377\377\177\000\000\000\000\040\000\000\000' >"$T/junk2"
 	printf '%b' "$x509"'\034\000\000\000\000\000\000\000\000\000\000\000' >"$T/junk3"
 	for junk in "$T"/junk[123]; do
-		rm -rf "$T/fw"; mkdir -p "$T/fw/mok-variables"
-		cp "$junk" "$T/fw/mok-variables/MokListRT"
+		rm -rf "$T/sys/firmware/efi"; mkdir -p "$T/sys/firmware/efi/mok-variables"
+		cp "$junk" "$T/sys/firmware/efi/mok-variables/MokListRT"
 		timeout 60 env KASLR_LOADER_BOOT="$K" "$UPDATE" add "$bad" >"$T/s3.log" 2>&1
 		c=$?
 		if [ "$c" != 0 ] || [ "$(block)" != "$(shim_block "$new" "$old")" ]; then

@@ -273,9 +273,93 @@ readme=$(sed -n '/^| input from kaslr.conf or the load options |/,/^$/p' README 
 if [ -n "$readme" ] && [ "$readme" = "$("$TOOL" rules)" ]; then ok readme-rules
 else bad readme-rules "README differs from '$TOOL rules': $(diff <(echo "$readme") <("$TOOL" rules) | head -n 6 | tr '\n' ' ')"; fi
 
+# 9b. one default install path for make install and the kernel hooks:
+# without INSTALL_PATH= on an ESP that is not the running system's, make
+# install puts the loader at EFI/BOOT/BOOTX64.EFI and a kernel update
+# through the hooks (install.conf with ESP= alone) leaves it there; on the
+# running system's ESP (test/install/fake-efi.sh) it goes to
+# EFI/kaslr-loader/kaslr-loader.efi with a Boot#### entry, which the
+# hooks keep too; make uninstall deletes that entry and puts BootOrder
+# back (an entry made since after it)
+HR=$T/hooks-root
+make --no-print-directory install-hooks DESTDIR="$HR" >"$T/ih.log" 2>&1 || bad install-hooks "$(tail -n 2 "$T/ih.log")"
+mkdir -p "$T/hboot"
+cp "$B/payload/kernel-high.elf" "$T/hboot/vmlinuz-6.1.0-99-amd64"
+# hook ESP: add 6.1.0-99-amd64 through kaslr-loader-update, install.conf naming ESP alone
+hook() {
+	printf 'ESP=%s\n' "$1" >"$T/h.conf"
+	KASLR_LOADER_CONF=$T/h.conf KASLR_LOADER_LIB=$HR/usr/lib/kaslr-loader KASLR_LOADER_INSTALL=$HR/usr/sbin/kaslr-loader-install \
+		KASLR_LOADER_BOOT=$T/hboot KASLR_LOADER_STATE=$T/hstate "$HR/usr/sbin/kaslr-loader-update" add 6.1.0-99-amd64
+}
+E=$T/esp-default; mkdir "$E"
+if inst "$T/dp1.log" ESP="$E" KERNEL="$PIE" && [ -f "$E/EFI/BOOT/BOOTX64.EFI" ] &&
+   hook "$E" >"$T/dp2.log" 2>&1 && [ "$(pin_of "$E/EFI/BOOT/BOOTX64.EFI" kernel)" = "\\EFI\\BOOT\\vmlinuz-6.1.0-99-amd64 $(sha "$T/hboot/vmlinuz-6.1.0-99-amd64")" ] &&
+   [ ! -e "$E/EFI/kaslr" ] && [ ! -e "$E/EFI/kaslr-loader" ]; then ok default-path-kept-by-hooks
+else bad default-path-kept-by-hooks "$(tail -n 1 "$T/dp1.log" "$T/dp2.log" | tr '\n' ' '; find "$E" -type f | tr '\n' ' ')"; fi
+. test/install/fake-efi.sh
+E=$T/esp-live; mkdir "$E"
+fake_efi "$T/efi" "$E" || bad fake-efi "fake_efi failed"
+live() { PATH=$T/efi/bin:$PATH KASLR_LOADER_SYS=$T/efi/sys KASLR_LOADER_STATE=$T/lstate "$@"; }
+L=$E/EFI/kaslr-loader/kaslr-loader.efi
+if live inst "$T/lv1.log" ESP="$E" KERNEL="$PIE" && "$TOOL" show "$L" >/dev/null 2>&1 && [ ! -e "$E/EFI/BOOT" ] &&
+   [ "$(cat "$T/efi/nvram/order")" = 0002,0000,0001 ] &&
+   grep -qxF '0002 kaslr-loader	\EFI\kaslr-loader\kaslr-loader.efi' "$T/efi/nvram/entries"; then ok default-path-running-esp
+else bad default-path-running-esp "$(tail -n 2 "$T/lv1.log" | tr '\n' ' '; cat "$T/efi/nvram/order")"; fi
+if live hook "$E" >"$T/lv2.log" 2>&1 && [ "$(pin_of "$L" kernel)" = "\\EFI\\kaslr-loader\\vmlinuz-6.1.0-99-amd64 $(sha "$T/hboot/vmlinuz-6.1.0-99-amd64")" ] &&
+   [ "$(grep -c -- --create "$T/efi/nvram/calls")" = 1 ] && [ "$(cat "$T/efi/nvram/order")" = 0002,0000,0001 ]; then ok running-esp-kept-by-hooks
+else bad running-esp-kept-by-hooks "$(tail -n 2 "$T/lv2.log" | tr '\n' ' '; tr '\n' '|' <"$T/efi/nvram/calls")"; fi
+# someone adds an entry meanwhile (first in BootOrder); uninstall: ours
+# deleted, BootOrder as before the install, the new one after it
+live efibootmgr --create --disk /dev/vda --part 1 --label other --loader '\EFI\other\other.efi' >/dev/null
+if live make --no-print-directory uninstall ESP="$E" >"$T/lv3.log" 2>&1 && [ -z "$(find "$E" -mindepth 1)" ] &&
+   ! grep -q '^0002 ' "$T/efi/nvram/entries" && grep -q '^0003 other' "$T/efi/nvram/entries" &&
+   [ "$(cat "$T/efi/nvram/order")" = 0000,0001,0003 ] && [ ! -e "$T/lstate/boot-entry" ]; then ok uninstall-boot-entry
+else bad uninstall-boot-entry "$(tail -n 2 "$T/lv3.log" | tr '\n' ' '; cat "$T/efi/nvram/order")"; fi
+# an entry labelled kaslr-loader that no install made is never deleted
+live efibootmgr --create --disk /dev/vda --part 1 --label kaslr-loader --loader '\EFI\mine\kaslr-loader.efi' >/dev/null
+if live inst "$T/lv4.log" ESP="$E" KERNEL="$PIE" && live make --no-print-directory uninstall ESP="$E" >"$T/lv5.log" 2>&1 &&
+   grep -qF '0004 kaslr-loader	\EFI\mine\kaslr-loader.efi' "$T/efi/nvram/entries" && [ "$(grep -c '^.... kaslr-loader' "$T/efi/nvram/entries")" = 1 ]; then
+	ok uninstall-only-its-entry
+else bad uninstall-only-its-entry "$(tr '\n' '|' <"$T/efi/nvram/entries")"; fi
+# the package's tool finds the package's loader and kaslr-policy itself
+E=$T/esp-tooldefaults; mkdir "$E"
+if "$HR/usr/sbin/kaslr-loader-install" --esp "$E" --kernel "$PIE" >"$T/td.log" 2>&1 &&
+   [ "$(pin_of "$E/EFI/BOOT/BOOTX64.EFI" kernel)" = "\\EFI\\BOOT\\kernel-pie.elf $(sha "$PIE")" ]; then ok tool-defaults
+else bad tool-defaults "$(tail -n 1 "$T/td.log")"; fi
+
+# 9c. the man pages (docs/man/) render without a warning (mandoc -T lint,
+# groff -ww), and say what the code has: every option of
+# kaslr-loader-install, every command of kaslr-loader-update, every
+# variable of install.conf and every key ALLOW may hold
+man_bad=''
+for m in docs/man/*.[1-8]; do
+	[ -f "$m" ] || continue
+	w=$( { mandoc -T lint "$m"; groff -ww -z -man "$m"; } 2>&1)
+	[ -z "$w" ] || man_bad="$man_bad $m: $w"
+done
+if [ -z "$(ls docs/man/*.[1-8] 2>/dev/null)" ]; then bad man-render "no pages in docs/man"
+elif [ -z "$man_bad" ]; then ok man-render
+else bad man-render "$man_bad"; fi
+miss=''
+for o in $(sed -n '/^parse_args() {/,/^}/p' src/tools/kaslr-install.sh | grep -o -- '--[a-z-]*)' | tr -d ')'); do
+	grep -q -- "$(printf '%s' "$o" | sed 's/-/\\\\-/g')" docs/man/kaslr-loader-install.8 || miss="$miss $o"
+done
+for c in $(sed -n 's/.*usage: .me //p' src/tools/hooks/kaslr-loader-update.sh | tr '|"' '\n ' | awk '{print $1}'); do
+	grep -q "^\.BI\? $c\b" docs/man/kaslr-loader-update.8 || miss="$miss update:$c"
+done
+for v in $(grep "^ESP=''" src/tools/hooks/kaslr-loader-update.sh | grep -o '[A-Z_]*=' | tr -d =) \
+	$(sed -n '/^SHIM=/p' src/tools/hooks/kaslr-loader-update.sh | grep -o '[A-Z_]*=' | tr -d =); do
+	grep -q "$v=" docs/man/kaslr-loader-install.conf.5 || miss="$miss conf:$v"
+done
+for k in $("$TOOL" rules | grep -o -- '--allow [a-z.0-9]*' | cut -d' ' -f2 | sort -u); do
+	grep -qx "\.B $k" docs/man/kaslr-loader-install.conf.5 || miss="$miss allow:$k"
+done
+if [ -z "$miss" ]; then ok man-pages-complete
+else bad man-pages-complete "not in the pages:$miss"; fi
+
 # 10. install.conf suggests no ALLOW= and says what each key ALLOW may
 # hold (the code's list: kaslr-policy rules) gives away
-IC=src/tools/debian/install.conf
+IC=src/tools/install.conf
 if grep -qE '^#? *ALLOW="?[a-z]' "$IC"; then bad install-conf-allow "install.conf suggests an ALLOW= value"
 else
 	miss=''

@@ -21,7 +21,16 @@
 #       kernel left in /boot instead (with none left, the ESP keeps it).
 #   kaslr-loader-update uninstall
 #       takes kaslr-loader off the ESP (kaslr-loader-install --uninstall),
-#       as the package's removal does.
+#       as the package's removal does: the files its manifest lists, the
+#       Boot#### entry an install made (BootOrder as it was before).
+#   kaslr-loader-update install
+#       the first install: the running kernel (uname -r) with the settings
+#       of install.conf, the package's own loader and tools; as add, but
+#       ESP= must be set and nothing is left out as older.
+#   kaslr-loader-update check
+#       whether the ESP, the boot entry (Boot#### or systemd-boot's), the
+#       policy and the installed kernels agree with each other and with
+#       install.conf: status 0, or one line per disagreement and status 1.
 #
 # When the loader's own step fails (no sbsign, no key, the ESP full, a file
 # that will not copy, an ESP whose manifest or files are not what an
@@ -34,6 +43,10 @@
 # one step (kaslr-loader-install), so the loader boots what it booted
 # before or the new kernel.  Whatever is read from the ESP passes the
 # checks of kaslr-esp.sh (regular files inside the ESP, of bounded size).
+#
+# INSTALL_PATH unset (the default): kaslr-loader-install decides where the
+# loader goes the first time (kaslr-install.sh says how), and every later
+# run keeps it where the ESP's manifest says it is.
 #
 # With TRUST=shim (and SHIM=, shim at INSTALL_PATH and the loader beside it
 # as grubx64.efi) the loader on the ESP already trusts what shim verifies:
@@ -57,8 +70,9 @@
 # (loader image, kaslr-policy, kaslr-repack, kaslr-esp.sh),
 # KASLR_LOADER_INSTALL, KASLR_LOADER_BOOT (/boot), KASLR_LOADER_STATE
 # (/var/lib/kaslr-loader, where the last run's fingerprint is kept),
-# KASLR_LOADER_FIRMWARE (/sys/firmware/efi: efivars/ and mok-variables/),
-# KASLR_LOADER_TIMEOUT; DPKG_ROOT prefixes the defaults.
+# KASLR_LOADER_SYS (/sys: firmware/efi/efivars, firmware/efi/mok-variables),
+# KASLR_LOADER_RELEASE (uname -r), KASLR_LOADER_TIMEOUT; DPKG_ROOT
+# prefixes the defaults.
 set -u
 me=kaslr-loader-update
 root=${DPKG_ROOT:-}
@@ -67,7 +81,7 @@ lib=${KASLR_LOADER_LIB:-$root/usr/lib/kaslr-loader}
 installer=${KASLR_LOADER_INSTALL:-$root/usr/sbin/kaslr-loader-install}
 boot=${KASLR_LOADER_BOOT:-$root/boot}
 state=${KASLR_LOADER_STATE:-$root/var/lib/kaslr-loader}
-fw=${KASLR_LOADER_FIRMWARE:-/sys/firmware/efi}
+fw=${KASLR_LOADER_SYS:-/sys}/firmware/efi
 limit=${KASLR_LOADER_TIMEOUT:-300}
 manifest=EFI/kaslr-loader.manifest # kaslr-loader-install's, on the ESP
 die() { echo "$me: $*" >&2; exit 1; }
@@ -88,20 +102,23 @@ if [ -z "${KASLR_LOADER_BOUNDED:-}" ]; then
 	exit "$st"
 fi
 
-[ $# -ge 1 ] || die "usage: $me add VERSION [IMAGE [INITRD...]] | refresh VERSION [INITRD] | remove VERSION | uninstall"
+[ $# -ge 1 ] || die "usage: $me add VERSION [IMAGE [INITRD...]] | refresh VERSION [INITRD] | remove VERSION | uninstall | install | check"
 cmd=$1
 shift
 case $cmd in add | refresh | remove) [ $# -ge 1 ] || die "$cmd needs a VERSION" ;; esac
 ver=${1:-}
 [ $# -gt 0 ] && shift
 
-ESP='' INSTALL_PATH=EFI/kaslr/kaslr-loader.efi CMDLINE='' ALLOW='' SIGN_KEY='' SIGN_CERT='' REPACK=''
+ESP='' INSTALL_PATH='' CMDLINE='' ALLOW='' SIGN_KEY='' SIGN_CERT='' REPACK=''
 SHIM='' TRUST=''
 if [ -f "$conf" ]; then
 	# shellcheck source=/dev/null
 	. "$conf" || die "cannot read $conf"
 fi
 if [ -z "$ESP" ]; then
+	case $cmd in
+	install | check) die "ESP= is not set in $conf: set it (the mounted EFI system partition, e.g. ESP=/boot/efi), then run: $me $cmd" ;;
+	esac
 	echo "$me: ESP= is not set in $conf: the ESP is left alone"
 	exit 0
 fi
@@ -119,9 +136,13 @@ tool=$lib/kaslr-policy
 work=$(mktemp -d) || die "mktemp"
 trap 'rm -rf "$work"' EXIT
 
-# the loader's path on the ESP: beside shim as grubx64.efi with SHIM=
+# the loader's path on the ESP: INSTALL_PATH's (beside shim as grubx64.efi
+# with SHIM=), else where the manifest says it is; nothing before the
+# first install
 loader_rel() {
-	if [ -n "$SHIM" ]; then
+	if [ -z "$INSTALL_PATH" ]; then
+		esp_manifest 2>/dev/null && printf '%s' "$m_loader"
+	elif [ -n "$SHIM" ]; then
 		printf '%s/grubx64.efi' "$(dirname "$INSTALL_PATH")" | sed 's|^\./||'
 	else
 		printf '%s' "$INSTALL_PATH"
@@ -196,7 +217,8 @@ install_version() { # VERSION IMAGE [INITRD...]
 	[ "$REPACK" = 1 ] && args+=(--repack "$lib/kaslr-repack")
 	[ -n "$SHIM" ] && args+=(--shim "$SHIM")
 	[ -n "$TRUST" ] && args+=(--trust "$TRUST")
-	run_installer "installing kernel $v" --esp "$ESP" --install-path "$INSTALL_PATH" \
+	[ -n "$INSTALL_PATH" ] && args+=(--install-path "$INSTALL_PATH")
+	run_installer "installing kernel $v" --esp "$ESP" --state "$state" \
 		--loader "$lib/kaslr-loader.efi" --tool "$tool" --kernel "$image" "${args[@]}" || return 1
 	# the next call with the same inputs finds this and does nothing
 	mkdir -p "$state" 2>/dev/null && fingerprint "$v" "$image" "$@" >"$state/stamp" 2>/dev/null
@@ -311,8 +333,8 @@ shim_fail() {
 shim_sync() {
 	local gone=${1:-} lr d dr new='' prev='' v kc kr f keep st out
 	lr=$(loader_rel)
-	esp_file "$lr"
-	st=$?
+	st=2
+	if [ -n "$lr" ]; then esp_file "$lr"; st=$?; fi
 	[ "$st" = 2 ] && return 2 # not installed yet: a signed install first
 	[ "$st" = 0 ] || shim_fail "$esp_why"
 	command -v sbverify >/dev/null || shim_fail "sbverify missing (apt install sbsigntool): no kernel's signature can be checked"
@@ -380,8 +402,104 @@ shim_sync() {
 	esp_flush
 	return 0
 }
+# ---- check: does what is on the ESP agree with itself, the boot entry,
+# install.conf and /boot?  One line per disagreement.
+disagree=0
+nope() { echo "$me: check: $*"; disagree=1; }
+# the newest kernel version in /boot (that shim would start, with TRUST=shim)
+newest_kernel() {
+	local v
+	for v in $(shim_versions); do
+		if [ "$TRUST" = shim ]; then
+			{ shim_signed_pe "$boot/vmlinuz-$v" && shim_trusts "$boot/vmlinuz-$v"; } || continue
+		fi
+		echo "$v"
+		return 0
+	done
+}
+# check_file KIND REL SHA: REL on the ESP holds the bytes SHA names
+check_file() {
+	local f
+	f=$(esp_sha "$2")
+	case $f in
+	"$3 $2") ;;
+	[0-9a-f]*" $2") nope "$1 $2: the ESP's bytes are not the ones the policy pins" ;;
+	*) nope "$1: $f" ;;
+	esac
+}
+check() {
+	local lr pol k p h v pv want have kr ip e first
+	if ! esp_manifest; then nope "$esp_why"; exit 1; fi
+	if [ -z "$m_loader" ]; then nope "kaslr-loader is not installed on $ESP (no $manifest): run $me install"; exit 1; fi
+	lr=$(loader_rel)
+	[ "$lr" = "$m_loader" ] || nope "INSTALL_PATH in $conf puts the loader at $lr, the ESP has it at $m_loader"
+	lr=$m_loader ip=$m_installpath
+	if ! pol=$(esp_show "$tool" "$lr" 2>/dev/null); then nope "$ESP/$lr: ${esp_why:-not kaslr-loader with a policy}"; exit 1; fi
+	# the loader: signed with install.conf's key, its pins on the ESP
+	if [ -n "$SIGN_CERT" ] && ! sbverify --cert "$SIGN_CERT" "$ESP/$lr" >/dev/null 2>&1; then
+		nope "$ESP/$lr is not signed with $SIGN_CERT"
+	fi
+	while read -r k p h; do check_file "$k" "$p" "$h"; done < <(esp_pins "$tool" "$lr")
+	# the policy's settings against install.conf's
+	want="pins"
+	[ "$TRUST" = shim ] && want="pins or shim"
+	have=$(printf '%s\n' "$pol" | sed -n 's/^trust *//p')
+	[ "$have" = "$want" ] || nope "the policy trusts $have, install.conf says TRUST=${TRUST:-pins}"
+	have=$(printf '%s\n' "$pol" | sed -n 's/^cmdline  //p')
+	[ "$have" = "$CMDLINE" ] || nope "the policy's command line is '$have', install.conf's CMDLINE '$CMDLINE'"
+	have=$(printf '%s\n' "$pol" | sed -n 's/^allow *//p' | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
+	want=$(printf '%s\n' "$ALLOW" | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
+	[ "$have" = "$want" ] || nope "the policy allows '${have% }', install.conf's ALLOW is '${want% }'"
+	# the kernel: the newest in /boot, as it is there
+	v=$(newest_kernel)
+	if [ -z "$v" ]; then
+		nope "no kernel in $boot${TRUST:+ that shim would start}"
+	elif [ "$TRUST" = shim ]; then
+		kr=$(dirname "$lr")/
+		kr=${kr#./}
+		esp_file "${kr}kaslr.conf" "$ESP_TEXT_MAX" &&
+			first=$(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' "$ESP/${kr}kaslr.conf" | head -n 1)
+		if [ "${first:-}" != "vmlinuz-$v" ]; then
+			nope "kaslr.conf names ${first:-no kernel} first, the newest kernel shim would start is vmlinuz-$v: run $me add $v"
+		elif ! esp_same "$boot/vmlinuz-$v" "${kr}vmlinuz-$v"; then
+			nope "$ESP/${kr}vmlinuz-$v is not $boot/vmlinuz-$v"
+		fi
+	else
+		pv=$(pinned_version)
+		if [ "$pv" != "$v" ]; then
+			nope "the loader pins kernel ${pv:-$(pinned_kernel)}, the newest in $boot is $v: run $me add $v"
+		else
+			if [ "$REPACK" != 1 ]; then
+				h=$(esp_pins "$tool" "$lr" | sed -n 's/^kernel [^ ]* //p')
+				[ "$h" = "$(sha256sum <"$boot/vmlinuz-$v" | cut -d' ' -f1)" ] || nope "the pinned kernel is not $boot/vmlinuz-$v"
+			fi
+			h=$(esp_pins "$tool" "$lr" | sed -n 's/^initrd [^ ]* //p' | head -n 1)
+			if [ -f "$boot/initrd.img-$v" ] && [ "$h" != "$(sha256sum <"$boot/initrd.img-$v" | cut -d' ' -f1)" ]; then
+				nope "the pinned initrd is not $boot/initrd.img-$v: run $me refresh $v"
+			fi
+		fi
+	fi
+	# what starts it: systemd-boot's entry, the Boot#### entry an install
+	# made, or the fallback path
+	e=loader/entries/kaslr-loader.conf
+	if esp_file "$e" "$ESP_TEXT_MAX"; then
+		grep -qx "efi  *//*$ip" "$ESP/$e" || nope "$ESP/$e does not start /$ip"
+	elif record_read "$state"; then
+		boot_is "$rec_num" "$rec_path" || nope "Boot$rec_num, which the install made, no longer starts $rec_path (efibootmgr -v)"
+	else
+		case $ip in
+		[Ee][Ff][Ii]/[Bb][Oo][Oo][Tt]/[Bb][Oo][Oo][Tt][Xx]64.[Ee][Ff][Ii]) ;;
+		*) nope "nothing starts /$ip: no systemd-boot entry, no Boot#### entry made by an install (run $me install on the running system)" ;;
+		esac
+	fi
+	[ "$disagree" = 0 ] || exit 1
+	echo "$me: check: the ESP ($ESP/$ip), what starts it, the policy and kernel $v agree"
+	exit 0
+}
+
 if [ "$TRUST" = shim ]; then
 	case $cmd in
+
 	add | refresh) shim_sync; [ $? = 2 ] || exit 0 ;;
 	remove) shim_sync "$ver"; [ $? = 2 ] || exit 0 ;;
 	esac
@@ -433,9 +551,20 @@ uninstall)
 		echo "$me: nothing of kaslr-loader recorded on $ESP: left alone"
 		exit 0
 	fi
-	run_installer "uninstalling from $ESP" --uninstall --esp "$ESP" || exit 1
+	run_installer "uninstalling from $ESP" --uninstall --esp "$ESP" --state "$state" || exit 1
 	rm -f "$state/stamp"
 	;;
-*) die "unknown command $cmd (add, refresh, remove or uninstall)" ;;
+install)
+	release=${KASLR_LOADER_RELEASE:-$(uname -r)}
+	[ -f "$boot/vmlinuz-$release" ] || die "$boot/vmlinuz-$release: no such file (the running kernel's; installed from elsewhere? use $me add VERSION): nothing installed"
+	set --
+	[ -f "$boot/initrd.img-$release" ] && set -- "$boot/initrd.img-$release"
+	install_version "$release" "$boot/vmlinuz-$release" "$@" || exit 1
+	# TRUST=shim: kaslr.conf names the kernels shim would start
+	if [ "$TRUST" = shim ]; then shim_sync || exit 1; fi
+	echo "$me: installed kernel $release on $ESP; $me check says whether all agree"
+	;;
+check) check ;;
+*) die "unknown command $cmd (add, refresh, remove, uninstall, install or check)" ;;
 esac
 exit 0
