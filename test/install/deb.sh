@@ -1,13 +1,23 @@
 #!/bin/bash
-# test/install/deb.sh - `make deb`, installed with dpkg into a root directory
-# of this test's own (never the real system), then its kernel hooks run
-# against a temporary ESP with the files of the Debian kernel package that
-# test/linux/fetch.sh downloads (build/linux/pkg/boot/vmlinuz-*): install,
-# a second version through the kernel-install plugin, the same update seen
-# by several hooks done once, the loader's own trouble (no sbsign, no key,
-# a copy that fails) never failing a hook nor kernel-install's next plugin,
-# removals, the package removed (the ESP as it was before) and purged,
-# leaving nothing behind.
+# test/install/deb.sh - `make deb` (debian/, debhelper): lintian on both
+# packages (any error or warning fails), their control relations; then
+# installed with dpkg into roots of this test's own (never the real
+# system):
+#   - the first install from the package: install.conf alone (ESP= and
+#     CMDLINE=) and `kaslr-loader-update install` on a running system's ESP
+#     (test/install/fake-efi.sh: efibootmgr, mountpoint, findmnt, lsblk and
+#     /sys made up), then `check`; the package removed: the ESP as before,
+#     the Boot#### entry the install made deleted, BootOrder as it was;
+#     a kernel installed after that: the hook says nothing, status 0;
+#     purged: nothing left but a keys/ directory, kept with one line;
+#   - the kernel hooks against a temporary ESP with the files of the
+#     Debian kernel package that test/linux/fetch.sh downloads
+#     (build/linux/pkg/boot/vmlinuz-*): install, a second version through
+#     the kernel-install plugin, the same update seen by several hooks done
+#     once, the loader's own trouble (no sbsign, no key, a copy that fails)
+#     never failing a hook nor kernel-install's next plugin, removals,
+#     TRUST=shim, the packages removed (the ESP as it was before) and
+#     purged, leaving nothing behind.
 # One "ok NAME" / "FAIL NAME: why" line per check; the last line is
 # "deb: N passed, N failed".
 set -u
@@ -19,41 +29,67 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . test/tally.sh
 . test/install/signed.sh
+. test/install/fake-efi.sh
 finish() { tally_end deb; }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
+snap() { (cd "$1" && find . -printf '%y %p\n' | sort && find . -type f -exec sha256sum {} + | sort -k 2); }
 
 if ! make --no-print-directory deb >"$T/make.log" 2>&1; then
 	bad make-deb "$(tail -n 3 "$T/make.log")"; finish
 fi
 deb=$(find "$B/deb" -maxdepth 1 -name 'kaslr-loader_*_amd64.deb' | head -n 1)
-[ -n "$deb" ] || { bad make-deb "no .deb in $B/deb"; finish; }
+sweepdeb=$(find "$B/deb" -maxdepth 1 -name 'kaslr-sweep_*_amd64.deb' | head -n 1)
+{ [ -n "$deb" ] && [ -n "$sweepdeb" ]; } || { bad make-deb "no kaslr-loader and kaslr-sweep .deb in $B/deb"; finish; }
 ok make-deb
-if dpkg-deb -f "$deb" Package Version Architecture Depends | grep -q '^Package: kaslr-loader$'; then ok control
+# lintian: no error, no warning (an override only with its reason)
+command -v lintian >/dev/null || bad lintian "lintian missing (make deps)"
+for d in "$deb" "$sweepdeb"; do
+	n=${d##*/}; n=${n%%_*}
+	if lintian --fail-on error,warning "$d" >"$T/lintian-$n.log" 2>&1; then ok "lintian-$n"
+	else bad "lintian-$n" "$(grep -v 'root privileges' "$T/lintian-$n.log" | tr '\n' '|')"; fi
+done
+if dpkg-deb -f "$deb" Package Version Architecture Depends | grep -q '^Package: kaslr-loader$' &&
+   [ "$(dpkg-deb -f "$deb" Version)" = "$(dpkg-parsechangelog -l debian/changelog -S Version)" ] &&
+   [ "$(dpkg-deb -f "$deb" Version)" = "$(sed -n 's/^#define LDR_VERSION "\(.*\)"/\1/p' efi/bli.h)" ]; then ok control
 else bad control "$(dpkg-deb -f "$deb" 2>&1 | head -n 3)"; fi
-# Depends: what every configuration needs (the C library of kaslr-policy,
-# bash); sbsigntool, which a SIGN_KEY needs, recommended; what REPACK=1
-# needs suggested.  apt resolves it from the file, as README says.
+# Depends: what every configuration needs (the C library of kaslr-policy;
+# no essential package); Recommends: efibootmgr (a Boot#### entry on the
+# running system) and sbsigntool (SIGN_KEY, TRUST=shim's checks); the
+# rest suggested; kaslr-sweep depends on what it runs.  apt resolves it
+# from the file.
 dep=$(dpkg-deb -f "$deb" Depends) rec=$(dpkg-deb -f "$deb" Recommends) sug=$(dpkg-deb -f "$deb" Suggests)
-if [[ $dep == *libc6* && $dep == *bash* && $dep != *binutils* && $dep != *xz-utils* && $dep != *sbsigntool* &&
-      $rec == *sbsigntool* && $sug == *binutils* && $sug == *xz-utils* ]]; then ok control-relations
-else bad control-relations "Depends: $dep; Recommends: $rec; Suggests: $sug"; fi
+sdep=$(dpkg-deb -f "$sweepdeb" Depends)
+if [[ $dep == libc6* && $dep != *,* && $rec == *sbsigntool* && $rec == *efibootmgr* &&
+      $sug == *binutils* && $sug == *xz-utils* && $sug == *openssl* && $sug == *kaslr-sweep* &&
+      $sdep == *qemu-system-x86* && $sdep == *ovmf* && $sdep == *mtools* && $sdep == *"kaslr-loader (= "* ]]; then
+	ok control-relations
+else bad control-relations "Depends: $dep; Recommends: $rec; Suggests: $sug; kaslr-sweep Depends: $sdep"; fi
 if apt-get -s install "./$deb" >"$T/apt.log" 2>&1 && grep -q '^Inst kaslr-loader ' "$T/apt.log"; then ok apt-install
 else bad apt-install "$(tail -n 3 "$T/apt.log")"; fi
+# the man pages the package ships: every page in docs/man/ but kaslr-sweep's
+want=$(find docs/man -name '*.[1-8]' ! -name kaslr-sweep.1 -printf '%f.gz\n' | sort)
+have=$(dpkg-deb -c "$deb" | sed -n 's|.*/usr/share/man/man[1-8]/||p' | sed '/^$/d' | sort)
+if [ -n "$want" ] && [ "$want" = "$have" ]; then ok man-pages-shipped
+else bad man-pages-shipped "docs/man: $(echo "$want" | tr '\n' ' '); the package: $(echo "$have" | tr '\n' ' ')"; fi
 
 # a root of our own: an empty dpkg database; no package there provides the
-# dependencies (bash, libc6), which the host has: --force-depends; the
+# dependencies (libc6...), which the host has: --force-depends; the
 # maintainer scripts run on the host with DPKG_ROOT set (no shell in $R)
+newroot() {
+	mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates" "$1/var/lib/dpkg/triggers"
+	: >"$1/var/lib/dpkg/status"; : >"$1/var/lib/dpkg/available"
+}
 R=$T/root
-mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates" "$R/var/lib/dpkg/triggers"
-: >"$R/var/lib/dpkg/status"; : >"$R/var/lib/dpkg/available"
+newroot "$R"
 DPKG=(dpkg --root="$R" --force-depends --force-script-chrootless)
-if "${DPKG[@]}" -i "$deb" >"$T/dpkg-i.log" 2>&1 &&
-   dpkg --root="$R" -s kaslr-loader 2>/dev/null | grep -q '^Status: install ok installed'; then ok dpkg-install
+if "${DPKG[@]}" -i "$deb" "$sweepdeb" >"$T/dpkg-i.log" 2>&1 &&
+   dpkg --root="$R" -s kaslr-loader 2>/dev/null | grep -q '^Status: install ok installed' &&
+   dpkg --root="$R" -s kaslr-sweep 2>/dev/null | grep -q '^Status: install ok installed'; then ok dpkg-install
 else bad dpkg-install "$(tail -n 3 "$T/dpkg-i.log")"; finish; fi
 missing=0
 while read -r f; do
 	[ -e "$R/$f" ] || { missing=1; bad dpkg-files "$f not installed"; }
-done < <(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print $6}' | sed 's|^\./||')
+done < <({ dpkg-deb -c "$deb"; dpkg-deb -c "$sweepdeb"; } | awk '$1 !~ /^d/ {print $6}' | sed 's|^\./||')
 [ "$missing" = 0 ] && ok dpkg-files
 
 # the Debian kernel's files
@@ -66,6 +102,67 @@ mkdir -p "$BOOT"
 cp "$vmlinuz" "$BOOT/vmlinuz-$V"
 printf 'initrd of %s\n' "$V" >"$BOOT/initrd.img-$V"
 
+# 0. the first install from the package, on the running system's ESP
+first_install() {
+	local R0=$T/root0 E0=$T/esp-first F=$T/efi n left
+	local D0=(dpkg --root="$R0" --force-depends --force-script-chrootless)
+	newroot "$R0"
+	mkdir -p "$E0"
+	fake_efi "$F" "$E0" || { bad first-setup "fake_efi"; return; }
+	"${D0[@]}" -i "$deb" >"$T/d0.log" 2>&1 || { bad first-setup "dpkg -i: $(tail -n 2 "$T/d0.log")"; return; }
+	snap "$E0" >"$T/e0.snap"
+	cp "$F/nvram/entries" "$T/nvram0.entries"; cp "$F/nvram/order" "$T/nvram0.order"
+	# install.conf: what an administrator fills in, nothing else
+	printf 'ESP=%s\nCMDLINE="console=ttyS0 root=/dev/vda1 ro"\n' "$E0" >"$T/first.conf"
+	# the tools as the package installed them, on the made-up running system
+	fe() { env PATH="$F/bin:$PATH" KASLR_LOADER_SYS="$F/sys" KASLR_LOADER_CONF="$T/first.conf" \
+		KASLR_LOADER_BOOT="$BOOT" KASLR_LOADER_RELEASE="$V" "$@"; }
+	{
+		fe DPKG_ROOT="$R0" "$R0/usr/sbin/kaslr-loader-update" install >"$T/first.log" 2>&1
+		echo "install $?"
+		"$R0/usr/lib/kaslr-loader/kaslr-policy" show "$E0/EFI/kaslr-loader/kaslr-loader.efi" >"$T/first.pins" 2>&1
+		echo "BootOrder $(cat "$F/nvram/order")" >"$T/first.nvram"
+		fe DPKG_ROOT="$R0" "$R0/usr/sbin/kaslr-loader-update" check >"$T/check.log" 2>&1
+		echo "check $?"
+		# a kernel newer than the one installed: check says so
+		cp "$BOOT/vmlinuz-$V" "$BOOT/vmlinuz-$V2"
+		fe DPKG_ROOT="$R0" "$R0/usr/sbin/kaslr-loader-update" check >"$T/check2.log" 2>&1
+		echo "check2 $?"
+		rm -f "$BOOT/vmlinuz-$V2"
+		fe "${D0[@]}" -r kaslr-loader >"$T/d0r.log" 2>&1
+		echo "remove $?"
+		# a kernel installed with the package removed: the conffile hook stays
+		fe "$R0/etc/kernel/postinst.d/zz-kaslr-loader" "$V" "$BOOT/vmlinuz-$V" >"$T/after.log" 2>&1
+		echo "after $?"
+		mkdir -p "$R0/etc/kaslr-loader/keys" && echo key >"$R0/etc/kaslr-loader/keys/db.key"
+		fe "${D0[@]}" -P kaslr-loader >"$T/d0p.log" 2>&1
+		echo "purge $?"
+	} >"$T/first.st"
+	if grep -qx 'install 0' "$T/first.st"; then ok first-install
+	else bad first-install "$(tail -n 2 "$T/first.log")"; fi
+	n=$(grep -cF -- '--create --disk /dev/vda --part 1 --label kaslr-loader --loader \EFI\kaslr-loader\kaslr-loader.efi' "$F/nvram/calls")
+	if [ "$n" = 1 ] && [ "$(sed -n 's/^BootOrder //p' "$T/first.nvram")" = 0002,0000,0001 ] &&
+	   grep -q "^kernel *\\\\EFI\\\\kaslr-loader\\\\vmlinuz-$V sha256=$(sha "$BOOT/vmlinuz-$V")$" "$T/first.pins"; then
+		ok first-install-default-path
+	else bad first-install-default-path "$n creates: $(tr '\n' '|' <"$F/nvram/calls"); $(tr '\n' '|' <"$T/first.pins")"; fi
+	if grep -qx 'check 0' "$T/first.st" && [ "$(wc -l <"$T/check.log")" = 1 ]; then ok first-check
+	else bad first-check "$(tr '\n' '|' <"$T/check.log")"; fi
+	if grep -qx 'check2 1' "$T/first.st" && [ "$(wc -l <"$T/check2.log")" = 1 ] && grep -q "the newest in .* is $V2" "$T/check2.log"; then
+		ok first-check-disagrees
+	else bad first-check-disagrees "$(tr '\n' '|' <"$T/check2.log")"; fi
+	if grep -qx 'remove 0' "$T/first.st" && snap "$E0" | cmp -s - "$T/e0.snap"; then ok first-remove-esp
+	else bad first-remove-esp "$(tail -n 2 "$T/d0r.log"; snap "$E0" | diff "$T/e0.snap" - | head -n 4)"; fi
+	if cmp -s "$F/nvram/entries" "$T/nvram0.entries" && cmp -s "$F/nvram/order" "$T/nvram0.order" &&
+	   grep -qx -- '-b 0002 -B' "$F/nvram/calls"; then ok first-remove-boot-entry
+	else bad first-remove-boot-entry "BootOrder $(cat "$F/nvram/order"); entries $(cut -c 1-4 "$F/nvram/entries" | tr '\n' ' ')"; fi
+	if grep -qx 'after 0' "$T/first.st" && [ ! -s "$T/after.log" ]; then ok removed-hook-quiet
+	else bad removed-hook-quiet "$(grep after "$T/first.st"): $(cat "$T/after.log")"; fi
+	left=$(cd "$R0" && find . -mindepth 1 ! -path ./var ! -path ./var/lib ! -path './var/lib/dpkg*' ! -path ./etc ! -path ./etc/kaslr-loader ! -path './etc/kaslr-loader/keys*' | head -n 5)
+	if grep -qx 'purge 0' "$T/first.st" && [ -z "$left" ] && [ -f "$R0/etc/kaslr-loader/keys/db.key" ] &&
+	   [ "$(grep -c 'kept .*keys' "$T/d0p.log")" = 1 ]; then ok purge-keeps-keys
+	else bad purge-keeps-keys "left: $left; $(tail -n 2 "$T/d0p.log")"; fi
+}
+first_install
 export KASLR_LOADER_CONF=$T/install.conf KASLR_LOADER_LIB=$R/usr/lib/kaslr-loader \
 	KASLR_LOADER_INSTALL=$R/usr/sbin/kaslr-loader-install \
 	KASLR_LOADER_UPDATE=$R/usr/sbin/kaslr-loader-update KASLR_LOADER_BOOT=$BOOT \
@@ -80,7 +177,6 @@ TOOL=$KASLR_LOADER_LIB/kaslr-policy
 E=$T/esp
 mkdir -p "$E/EFI/BOOT" "$E/loader/entries"
 cp "$SDBOOT" "$E/EFI/BOOT/BOOTX64.EFI"
-snap() { (cd "$1" && find . -printf '%y %p\n' | sort && find . -type f -exec sha256sum {} + | sort -k 2); }
 snap "$E" >"$T/esp0.snap"
 cp "$R/etc/kaslr-loader/install.conf" "$KASLR_LOADER_CONF"
 if "$POSTINST" "$V" "$BOOT/vmlinuz-$V" >"$T/h0.log" 2>&1 && grep -q 'ESP= is not set' "$T/h0.log" &&
@@ -310,9 +406,9 @@ shim_section
 # 7. removing the package takes kaslr-loader off the ESP: byte for byte
 # as before the first install (systemd-boot's loader, the empty entries
 # directory); purge leaves nothing of the package in the root
-if "${DPKG[@]}" -r kaslr-loader >"$T/dpkg-r.log" 2>&1 && snap "$E" | cmp -s - "$T/esp0.snap"; then ok dpkg-remove-esp
+if "${DPKG[@]}" -r kaslr-sweep kaslr-loader >"$T/dpkg-r.log" 2>&1 && snap "$E" | cmp -s - "$T/esp0.snap"; then ok dpkg-remove-esp
 else bad dpkg-remove-esp "$(tail -n 3 "$T/dpkg-r.log"; snap "$E" | diff "$T/esp0.snap" - | head -n 5)"; fi
-if "${DPKG[@]}" -P kaslr-loader >"$T/dpkg-p.log" 2>&1; then
+if "${DPKG[@]}" -P kaslr-sweep kaslr-loader >"$T/dpkg-p.log" 2>&1; then
 	left=$(find "$R" -mindepth 1 ! -path "$R/var" ! -path "$R/var/lib" ! -path "$R/var/lib/dpkg*" | head -n 5)
 	if [ -z "$left" ] && ! dpkg --root="$R" -s kaslr-loader >/dev/null 2>&1; then ok dpkg-purge
 	else bad dpkg-purge "left behind: $left"; fi
