@@ -197,12 +197,15 @@ $(POLICY_TOOL): $(TOOL_OBJ)
 
 # build/tools/kaslr-sweep (src/tools/kaslr-sweep.sh): placement sweeps under
 # QEMU + OVMF; it finds build/BOOTX64.EFI beside its own directory, and
-# guest-clock.sh (its time limits) in it
+# in it guest-clock.sh (its time limits) and report-init.sh (the /init of
+# --initramfs-report: test/linux/init.sh, the boot tests' own)
 SWEEP_TOOL := $(BUILD)/tools/kaslr-sweep
-$(SWEEP_TOOL): src/tools/kaslr-sweep.sh $(BUILD)/tools/guest-clock.sh
+$(SWEEP_TOOL): src/tools/kaslr-sweep.sh $(BUILD)/tools/guest-clock.sh $(BUILD)/tools/report-init.sh
 	install -D -m 0755 $< $@
 $(BUILD)/tools/guest-clock.sh: src/tools/guest-clock.sh
 	install -D -m 0644 $< $@
+$(BUILD)/tools/report-init.sh: test/linux/init.sh
+	install -D -m 0755 $< $@
 
 .DEFAULT_GOAL := all
 # Bare .SECONDARY: no intermediate file (the objects the pattern rules make)
@@ -211,7 +214,7 @@ $(BUILD)/tools/guest-clock.sh: src/tools/guest-clock.sh
 .SECONDARY:
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
-.PHONY: all deps unit run esp test clean loader payloads install uninstall corpus-tools lint example FORCE
+.PHONY: all deps unit unit-bins run esp test check clean loader payloads install uninstall corpus-tools lint example FORCE
 all: $(BUILD)/BOOTX64.EFI payloads example $(POLICY_TOOL) $(SWEEP_TOOL)
 loader: $(BUILD)/BOOTX64.EFI
 
@@ -238,8 +241,9 @@ $(EXAMPLE_ELF): include/PROTOCOL.md include/kaslr_boot.h test/example.sh
 deps:
 	@test/deps.sh $(DEB_PKGS)
 
-unit: $(HDR_CHECK) $(UNIT_BIN)
+unit: unit-bins
 	@test/run-unit.sh $(UNIT_BIN)
+unit-bins: $(HDR_CHECK) $(UNIT_BIN)
 
 corpus-tools: $(CORPUS_TOOLS)
 
@@ -311,6 +315,12 @@ run: deps
 test: deps
 	@$(MAKE) --no-print-directory all
 	@test/run-all.sh
+
+# make check: the quick loop (test/check.sh): build, unit tests, lint and
+# three boots (PIE, higher-half, a Debian kernel), at most 3 minutes on 2
+# cores; it prints its own duration.  make test is the complete suite.
+check: deps
+	@test/check.sh
 
 clean:
 	rm -rf $(BUILD)

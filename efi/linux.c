@@ -35,6 +35,7 @@
 #include "zglue.h"
 #include "secureboot.h"
 #include "espseed.h"
+#include "ukiboot.h"
 
 #define LX_BP_PAGE      0
 #define LX_CMDLINE_PAGE 1
@@ -245,6 +246,12 @@ static EFI_STATUS linux_load_initrds(struct loader *L)
 	uint64_t total = 0, max_end, count = 0, off = 0;
 	unsigned i, n = L->opt.ninitrd;
 	EFI_STATUS st = EFI_SUCCESS;
+	const void *uki_buf;
+	uint64_t uki_len;
+
+	/* a unified kernel image's initrd comes first (efi/uki.c) */
+	uki_initrd(&uki_buf, &uki_len);
+	total = uki_len;
 
 	for (i = 0; i < n && !EFI_ERROR(st); i++) {
 		const struct opt_file *f = &L->opt.initrd[i];
@@ -277,12 +284,14 @@ static EFI_STATUS linux_load_initrds(struct loader *L)
 	}
 	if (!EFI_ERROR(st) && total) {
 		lx_initrd_size = total;
+		CopyMem(phys_to_ptr(lx_initrd), (void *)uki_buf, uki_len);
+		off = uki_len;
 		for (i = 0; i < n; i++) {
 			CopyMem((uint8_t *)phys_to_ptr(lx_initrd) + off, buf[i], size[i]);
 			off += size[i];
 		}
-		log_info(L"initrd: %d files, %ld bytes at 0x%lx (%ld positions)", (int)n, total,
-			 lx_initrd, count);
+		log_info(L"initrd: %d files%s, %ld bytes at 0x%lx (%ld positions)", (int)n,
+			 uki_len ? L" after the image's own" : L"", total, lx_initrd, count);
 	}
 	for (i = 0; i < n; i++)
 		file_free(buf[i], size[i]);

@@ -21,6 +21,8 @@
 #include "cpuid.h"
 #include "secureboot.h"
 #include "tpm.h"
+#include "uki.h"
+#include "ukiboot.h"
 
 #define CONF_NAME L"kaslr.conf"
 #define KERNEL_DEFAULT "kernel.elf"
@@ -111,8 +113,9 @@ static EFI_STATUS load_options(struct loader *L)
 
 /*
  * What decides this boot's layout and files, whoever wrote it (policy,
- * kaslr.conf, load options), into PCR 5 on every boot with a TPM; the
- * command line into PCR 12.
+ * kaslr.conf, load options), into PCR 5 on every boot with a TPM.  The
+ * command line goes into PCR 12 once the kernel is read (read_kernel): a
+ * unified kernel image measures it as its stub would.
  */
 static EFI_STATUS measure_settings(struct loader *L)
 {
@@ -125,7 +128,6 @@ static EFI_STATUS measure_settings(struct loader *L)
 		return log_ldr(log_status_of(err), err, L"the settings text to measure");
 	text[len] = 0;
 	tpm_measure_settings(text, len);
-	tpm_measure_cmdline(L->opt.cmdline, L->opt.cmdline_len);
 	return EFI_SUCCESS;
 }
 
@@ -236,6 +238,10 @@ static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
 		return file_report(st, L"kernel", path, &ff);
 	if (L->file_size == 0)
 		return log_ldr(EFI_LOAD_ERROR, LDR_E_EMPTY_FILE, L"kernel %s", path);
+	/* a unified kernel image: its trust, measurements and sections (efi/uki.c) */
+	if (uki_detect(L->file, L->file_size))
+		return uki_open(L, path);
+	tpm_measure_cmdline(L->opt.cmdline, L->opt.cmdline_len);
 
 	/* the bytes hashed (and measured) are the bytes used: no second read */
 	st = policy_check_file(L, POLICY_KERNEL, path, L->file, L->file_size,
@@ -280,6 +286,8 @@ static EFI_STATUS load_kernel(struct loader *L, const CHAR16 *path)
 	if (L->opt.nmodules)
 		log_note(L"loading %s (%s kernel) and %d module%s", path, L->proto->name,
 			 (int)L->opt.nmodules, L->opt.nmodules == 1 ? L"" : L"s");
+	else if (uki_os_name_of())
+		log_note(L"loading %s (%a, %s kernel)", path, uki_os_name_of(), L->proto->name);
 	else
 		log_note(L"loading %s (%s kernel)", path, L->proto->name);
 	log_info(L"%s: %s kernel, %d segments, %ld bytes at the slot", path, L->proto->name,
@@ -295,6 +303,7 @@ static void release_image(struct loader *L)
 	L->image_buf = NULL;
 	file_free(L->file, L->file_size);
 	L->file = NULL;
+	uki_release();
 }
 
 void loader_wipe_secrets(struct loader *L)

@@ -173,6 +173,20 @@ int tpm_measure_cmdline(const char *cmdline, UINT32 len)
 	return tpm_extend(TPM_PCR_CMDLINE, TCG_EV_IPL, wide, n, n);
 }
 
+int tpm_measure_ipl(UINT32 pcr, const char *desc, UINTN desc_len, const void *data, UINT64 len)
+{
+	UINTN n;
+
+	if (!tpm_get())
+		return 0;
+	/* the description in UTF-16 and its NUL, cut to fit (the hash is
+	 * over data all the same) */
+	n = tpm_utf16(desc, desc_len, TPM_REC->Event, TPM_EVENT_DATA_MAX - 2);
+	TPM_REC->Event[n] = 0;
+	TPM_REC->Event[n + 1] = 0;
+	return tpm_extend(pcr, TCG_EV_IPL, data, len, n + 2);
+}
+
 /* the bytes of the final-events table's records (Linux skips them in the copy) */
 static UINT64 tpm_final_preboot(const struct tcglog_spec *spec)
 {

@@ -55,6 +55,14 @@ int tpm_measure_tagged_digest(UINT32 pcr, UINT32 tag, const char *desc, const vo
 int tpm_measure_cmdline(const char *cmdline, UINT32 len);
 
 /*
+ * One EV_IPL record as systemd-stub makes them (a unified kernel image's
+ * sections into PCR 11, a command line passed to it into PCR 12): the
+ * hash over data[0..len), the event data desc[0..desc_len) (ASCII) in
+ * UTF-16 with its NUL.  Returns as tpm_measure_tagged.
+ */
+int tpm_measure_ipl(UINT32 pcr, const char *desc, UINTN desc_len, const void *data, UINT64 len);
+
+/*
  * Install the configuration table LINUX_EFI_TPM_EVENT_LOG_GUID (a copy of
  * the firmware's log, as Linux's EFI stub makes it), so that the kernel
  * offers the log in /sys/kernel/security/tpm0/binary_bios_measurements.

@@ -20,10 +20,12 @@
 #define LDR_HINT_DECOMP  "the compressed kernel file is damaged: copy it again"
 #define LDR_HINT_FORMAT  "recompress it with xz, zstd, gzip or lz4 -l (a Linux bzImage: CONFIG_KERNEL_XZ, _ZSTD, _GZIP or _LZ4)"
 #define LDR_HINT_BZIMAGE "kernel= must name an x86-64 Linux bzImage (boot protocol 2.12 or later, relocatable)"
-#define LDR_HINT_OPTIONS "see README, Options"
+#define LDR_HINT_OPTIONS "see kaslr.conf(5)"
 #define LDR_HINT_MEMORY  "give the machine more memory or lower kaslr.min="
 #define LDR_HINT_FGK     "link with -ffunction-sections --emit-relocs, .text.* left out of the linker script (include/PROTOCOL.md, function-granular KASLR)"
-#define LDR_HINT_POLICY  "write the policy and sign the loader with make install (see README, Secure Boot and TPM)"
+#define LDR_HINT_POLICY  "write the policy and sign the loader with kaslr-loader-install or make install (see kaslr.conf(5), SECURE BOOT)"
+#define LDR_HINT_UKI     "build it as linuxx64.efi.stub(7) shows, no two sections overlapping"
+#define LDR_HINT_UKI_STUB "build it with systemd-stub 252.3 to 252.x, as Debian 12's (see kaslr.conf(5), UNIFIED KERNEL IMAGES)"
 
 /*
  * Every error the core can return, one row each, and the only list of them:
@@ -141,6 +143,16 @@
 	X(LDR_E_POLICY_HASH, SECURITY_VIOLATION, "file's SHA-256 differs from the embedded policy's pin", "the file changed: install it again with make install (or the kernel hooks), which re-signs the loader") \
 	X(LDR_E_SHIM_ABSENT, SECURITY_VIOLATION, "not pinned, and shim is absent (the firmware started the loader directly): only the policy's pins count", "start the loader through shim (make install SHIM=...), or pin the kernel with make install") \
 	X(LDR_E_SHIM_REFUSED, SECURITY_VIOLATION, "not pinned, and shim's SHIM_LOCK Verify refused its signature", "boot a kernel signed by a key shim trusts (the distribution's, or an enrolled MOK)") \
+	/* unified kernel images (src/uki.c, efi/uki.c) */ \
+	X(LDR_E_UKI_HEADERS, LOAD_ERROR, "UKI: not an x86-64 PE32+ image of 1 to 96 sections", LDR_HINT_UKI) \
+	X(LDR_E_UKI_NO_LINUX, LOAD_ERROR, "UKI without a .linux section", LDR_HINT_UKI) \
+	X(LDR_E_UKI_SECTION, LOAD_ERROR, "UKI section outside the file or image, or in its headers or signature", LDR_HINT_UKI) \
+	X(LDR_E_UKI_OVERLAP, LOAD_ERROR, "UKI sections overlap in memory", LDR_HINT_UKI) \
+	X(LDR_E_UKI_NO_STUB, UNSUPPORTED, "UKI names no systemd-stub version (.sdmagic, .sbat)", LDR_HINT_UKI_STUB) \
+	X(LDR_E_UKI_STUB_UNKNOWN, UNSUPPORTED, "UKI of a systemd-stub version whose measurements the loader does not make", LDR_HINT_UKI_STUB) \
+	X(LDR_E_UKI_CMDLINE, INVALID_PARAMETER, "UKI command line not ASCII or over 4095 characters", NULL) \
+	X(LDR_E_UKI_SIGNATURE, SECURITY_VIOLATION, "no pin admits it, and the firmware refused its signature (db, dbx)", \
+	  "sign it with a key in db (sbsign), or pin it") \
 	/* end of LDR_ERRORS */
 
 enum ldr_err {

@@ -4,7 +4,8 @@
 # bash, dash or ksh shebang, found anew on every run, so a new script is
 # checked without being listed anywhere.  Sourced files are followed (-x).
 # One "ok FILE" / "FAIL FILE" line (then shellcheck's findings) per script;
-# the last line is "lint: N passed, N failed".
+# then the boot cases' placement lines (test/qemu/lint-placement.sh); the
+# last line is "lint: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -43,5 +44,43 @@ while IFS= read -r f; do
 		failed=$((failed + 1))
 	fi
 done < <(files | sort -u)
+
+# objcopy writes its output through a temporary file that it renames over the
+# target when the target resolves to a regular file: handed /dev/stdout (or
+# /dev/stderr) by root while that stream is a file, it deletes the device
+# link and leaves a regular file in its place, breaking /dev/stdout for every
+# later program on the machine.  No script may name a /dev path as objcopy's
+# output.
+if hits=$(files | sort -u | while IFS= read -r f; do
+	[ -f "$f" ] && is_script "$f" && grep -HnE '^[^#]*\<objcopy[[:space:]][^|;#]*[[:space:]]/dev/std(out|err)\>' "$f"
+done) && [ -n "$hits" ]; then
+	echo "FAIL objcopy-dev-output: a standard stream's /dev link named as an objcopy output"
+	printf '%s\n' "$hits" | sed 's/^/    /'
+	failed=$((failed + 1))
+else
+	echo "ok objcopy-dev-output"
+	passed=$((passed + 1))
+fi
+
+# every boot case says where make test boots it, and honours TEST_PLACEMENT
+# unless it says why it cannot (test/qemu/lint-placement.sh)
+out=$(test/qemu/lint-placement.sh)
+grep -v '^ok ' <<<"$out"
+p=$(grep -c '^ok ' <<<"$out") f=$(grep -c '^FAIL ' <<<"$out")
+passed=$((passed + p)) failed=$((failed + f))
+# and that check fails on a case that does neither, planted in a directory
+# of its own
+planted=$(mktemp -d)
+# shellcheck disable=SC2016 # the planted case's own text
+printf '%s\n' '# planted - boots at random with no word on its placement' \
+	'boot_payload "$(mkesp "$NAME" "$P/kernel-pie.elf")"' >"$planted/planted.sh"
+if test/qemu/lint-placement.sh "$planted" | grep -q '^FAIL placement planted: no .# placement:'; then
+	echo "ok placement: a planted case with no placement line fails"
+	passed=$((passed + 1))
+else
+	echo "FAIL placement: a planted case with no placement line passes"
+	failed=$((failed + 1))
+fi
+rm -rf "$planted"
 echo "lint: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

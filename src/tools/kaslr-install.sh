@@ -453,10 +453,10 @@ prepare_conf() {
 		fi
 	else
 		cat >"$priv/kaslr.conf" <<EOF || die "cannot write $priv/kaslr.conf"
-# kaslr.conf - options of kaslr-loader (see its README, Options).
+# kaslr.conf - options of kaslr-loader (man 5 kaslr.conf).
 # One "key value" per line; '#' starts a comment.  Load options (e.g. a
 # systemd-boot entry's "options") override what is set here; under Secure
-# Boot only what the signed policy allows is taken (README, Secure Boot and TPM).
+# Boot only what the signed policy allows is taken (kaslr.conf(5), SECURE BOOT).
 # The kernel, its initrds and command line come from the loader's policy
 # (kaslr-policy show $path).
 #
@@ -572,8 +572,15 @@ install_path() {
 	path=${path#./}
 }
 # shim's .sbat names the component shim
+# (objcopy writes to a temporary file: given /dev/stdout while stdout is a
+# regular file, it replaces the /dev/stdout symlink with a file of its own)
 shim_is_shim() {
-	objcopy -O binary -j .sbat "$1" /dev/stdout 2>/dev/null | grep -q '^shim,'
+	local t r
+	t=$(mktemp) || return 1
+	objcopy -O binary -j .sbat "$1" "$t" 2>/dev/null && grep -q '^shim,' "$t"
+	r=$?
+	rm -f "$t"
+	return $r
 }
 # shim's own file must be shim or kaslr-loader (an earlier install without
 # shim) unless --force; shim and MokManager are staged beside the loader

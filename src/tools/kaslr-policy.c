@@ -8,13 +8,20 @@
  *                      --kernel ESP_PATH=HOST_FILE [--initrd ESP_PATH=HOST_FILE]...
  *                      [--cmdline TEXT] [--allow KEY]... [--trust pins|shim]
  *   kaslr-policy show IN.efi
- *   kaslr-policy rules        the README's table of inputs x Secure Boot
+ *   kaslr-policy rules [--man]   the table of inputs x Secure Boot
+ *   kaslr-policy keys [--man]    the keys, their values, what an unset one reads
+ *   kaslr-policy settings [--man] [--loader IN.efi] [--conf FILE]
+ *                        [--options TEXT] [--secure-boot]
+ *                                the settings text the loader measures
+ * The last three print the core's own tables for kaslr.conf(5), whose
+ * tables test/doc compares with them (--man: as that page's roff).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "options.h"
 #include "pe.h"
 #include "policy.h"
 #include "sha256.h"
@@ -215,48 +222,347 @@ static int cmd_show(const char *in)
 	return 0;
 }
 
-/* The README's table, from the one table in src/options.c. */
-static int cmd_rules(void)
+/*
+ * Text for a roff page: a backslash doubled as \e, and a line that would
+ * start with '.' or '\'' (a request) guarded by \&.
+ */
+static void man_text(const char *s, size_t n)
 {
-	printf("| input from kaslr.conf or the load options | Secure Boot off | Secure Boot on |\n");
-	printf("| --- | --- | --- |\n");
+	if (n && (s[0] == '.' || s[0] == '\''))
+		fputs("\\&", stdout);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '\\')
+			fputs("\\e", stdout);
+		else if (s[i] == '-')
+			fputs("\\-", stdout);
+		else
+			putchar(s[i]);
+	}
+}
+
+static void man_str(const char *s)
+{
+	man_text(s, strlen(s));
+}
+
+/*
+ * What kaslr.conf and the load options may change with Secure Boot off and
+ * on, from the one table in src/options.c: Markdown, or with --man the
+ * roff table of kaslr.conf(5).
+ */
+static int cmd_rules(int man)
+{
+	if (man) {
+		printf(".TS\nallbox tab(@);\nlb lb lb\nl l lx.\n");
+		printf("input@Secure Boot off@Secure Boot on\n");
+	} else {
+		printf("| input from kaslr.conf or the load options | Secure Boot off | Secure Boot on |\n");
+		printf("| --- | --- | --- |\n");
+	}
 	for (unsigned k = 0; k < OPT_K_COUNT; k++) {
 		enum opt_key_id id = (enum opt_key_id)k;
-		const char *name = options_key_name(id);
+		const char *name = options_key_name(id), *risk = options_key_risk(id);
+		enum opt_sb_rule rule = options_key_rule(id);
 
+		if (man) {
+			printf("\\fB");
+			man_str(name);
+			printf("\\fR%s@taken@", id == OPT_K_CMDLINE ? ", \\fB\\-\\- ...\\fR" : "");
+			if (rule == OPT_SB_TAKEN) {
+				printf("taken\n");
+				continue;
+			}
+			printf("T{\nignored with a warning (");
+			man_str(risk);
+			if (rule == OPT_SB_IF_ALLOWED) {
+				printf("), unless the policy allows it \\%%(\\fB\\-\\-allow ");
+				man_str(name);
+				printf("\\fR)\n");
+			} else {
+				printf("); no policy can allow it%s\n",
+				       options_key_shim(id) ? ", but a TRUST=shim policy takes it" : "");
+			}
+			printf("T}\n");
+			continue;
+		}
 		printf("| `%s%s` | taken | ", id == OPT_K_CMDLINE ? "" : name,
 		       id == OPT_K_CMDLINE ? "cmdline` / `-- ..." : "");
-		switch (options_key_rule(id)) {
+		switch (rule) {
 		case OPT_SB_TAKEN:
 			printf("taken |\n");
 			break;
 		case OPT_SB_IF_ALLOWED:
 			printf("ignored with a warning (%s), unless the policy allows it (`--allow %s`) |\n",
-			       options_key_risk(id), name);
+			       risk, name);
 			break;
 		case OPT_SB_NEVER:
-			printf("ignored with a warning (%s); no policy can allow it%s |\n",
-			       options_key_risk(id),
+			printf("ignored with a warning (%s); no policy can allow it%s |\n", risk,
 			       options_key_shim(id) ? ", but a TRUST=shim policy takes it" : "");
 			break;
 		}
 	}
+	if (man)
+		printf(".TE\n");
+	return 0;
+}
+
+/*
+ * The value each key of src/options.c's table takes, with an example of
+ * the key in kaslr.conf ("key value") and in the load options
+ * ("key=value"; the command line after "--").  Every run checks this list
+ * against the core: each key has exactly one entry, and each example is
+ * accepted by the core's own parser and sets that key alone, so the list
+ * cannot drift from the key table unnoticed.
+ */
+static const struct key_doc {
+	const char *name, *value, *conf_ex, *line_ex;
+} key_docs[] = {
+	{ "verbose", "[0|1]", "verbose", "verbose=1" },
+	{ "nokaslr", "[0|1]", "nokaslr 1", "nokaslr" },
+	{ "kernel", "PATH", "kernel \\EFI\\kaslr\\vmlinuz", "kernel=vmlinuz" },
+	{ "cmdline", "TEXT", "cmdline console=ttyS0 quiet # kept", "-- console=ttyS0 quiet" },
+	{ "kaslr.seed", "HEX",
+	  "kaslr.seed 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
+	  "kaslr.seed=00112233445566778899AABBCCDDEEFF00112233445566778899AABBCCDDEEFF" },
+	{ "sha256", "HEX",
+	  "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+	  "sha256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+	{ "kaslr.min", "SIZE", "kaslr.min 64M", "kaslr.min=0x4000000" },
+	{ "kaslr.max", "SIZE", "kaslr.max 4G", "kaslr.max=4096M" },
+	{ "kaslr.maxsize", "SIZE", "kaslr.maxsize 256M", "kaslr.maxsize=1G" },
+	{ "module", "PATH[:sha256=HEX] [STRING]", "module fs.img root=1", "module=fs.img,root=1" },
+	{ "initrd", "PATH[:sha256=HEX]", "initrd initrd.img",
+	  "initrd=initrd.img:sha256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+	{ "kaslr.phys", "random|lowest|highest|above4g|ADDR", "kaslr.phys above4g",
+	  "kaslr.phys=0x40000000" },
+	{ "kaslr.virt", "random|lowest|highest|OFFSET", "kaslr.virt highest", "kaslr.virt=-16M" },
+};
+
+/* key_docs' entry for a key of the core's table, checked as said above */
+static const struct key_doc *key_doc(enum opt_key_id id)
+{
+	static struct ldr_options o;
+	const char *name = options_key_name(id);
+	const struct key_doc *d = NULL;
+
+	for (size_t i = 0; i < sizeof(key_docs) / sizeof(key_docs[0]); i++) {
+		if (options_key_find(key_docs[i].name, strlen(key_docs[i].name)) == OPT_K_COUNT)
+			die("key list: '%s' is no key of the core's table (src/options.c)%s",
+			    key_docs[i].name, "");
+		if (!strcmp(key_docs[i].name, name))
+			d = &key_docs[i];
+	}
+	if (!d)
+		die("key list: the core's key '%s' has no entry here (src/tools/kaslr-policy.c)%s",
+		    name, "");
+	options_defaults(&o);
+	if (options_parse_config(&o, d->conf_ex, strlen(d->conf_ex)) != LDR_OK ||
+	    o.set != OPT_BIT(id))
+		die("key list: the core's parser does not read '%s' as %s in kaslr.conf",
+		    d->conf_ex, name);
+	options_defaults(&o);
+	if (options_parse_line(&o, d->line_ex, strlen(d->line_ex)) != LDR_OK ||
+	    o.set != OPT_BIT(id))
+		die("key list: the core's parser does not read '%s' as %s in the load options",
+		    d->line_ex, name);
+	return d;
+}
+
+/*
+ * What a key reads in the settings text when nothing sets it, from the
+ * core's own text of the defaults: the value of its "key=value" line, or
+ * why it has none (the command line is PCR 12's; a list has a line per
+ * item).
+ */
+static void key_unset(enum opt_key_id id, char *out, size_t cap)
+{
+	static struct ldr_options o;
+	static char text[OPT_SETTINGS_MAX + 1];
+	const char *name = options_key_name(id);
+	size_t len = 0, n = strlen(name);
+
+	options_defaults(&o);
+	if (options_settings_text(&o, text, OPT_SETTINGS_MAX, &len) != LDR_OK)
+		die("the settings text of the defaults%s%s", "", "");
+	text[len] = 0;
+	for (char *l = text; *l; l = strchr(l, '\n') + 1) {
+		size_t ll = (size_t)(strchr(l, '\n') - l);
+
+		if (ll > n && !memcmp(l, name, n) && l[n] == '=') {
+			snprintf(out, cap, "%.*s", (int)(ll - n - 1), l + n + 1);
+			if (!*out)
+				snprintf(out, cap, "(empty)");
+			return;
+		}
+	}
+	snprintf(out, cap, "%s", id == OPT_K_CMDLINE ? "(PCR 12)" : "(no line)");
+}
+
+static int cmd_keys(int man)
+{
+	char unset[OPT_PATH_MAX + 64];
+	int w[2] = { 3, 5 };
+
+	for (unsigned k = 0; k < OPT_K_COUNT; k++) {
+		const struct key_doc *d = key_doc((enum opt_key_id)k);
+		int n[2] = { (int)strlen(d->name), (int)strlen(d->value) };
+
+		for (int c = 0; c < 2; c++)
+			w[c] = n[c] > w[c] ? n[c] : w[c];
+	}
+	if (man)
+		printf(".TS\ntab(@);\nlb lb lb\nl l l.\nkey@value@unset\n_\n");
+	else
+		printf("%-*s  %-*s  %s\n", w[0], "key", w[1], "value", "unset");
+	for (unsigned k = 0; k < OPT_K_COUNT; k++) {
+		const struct key_doc *d = key_doc((enum opt_key_id)k);
+
+		key_unset((enum opt_key_id)k, unset, sizeof(unset));
+		if (!man) {
+			printf("%-*s  %-*s  %s\n", w[0], d->name, w[1], d->value, unset);
+			continue;
+		}
+		printf("\\fB");
+		man_str(d->name);
+		printf("\\fR@");
+		man_str(d->value);
+		printf("@");
+		man_str(unset);
+		printf("\n");
+	}
+	if (man)
+		printf(".TE\n");
+	return 0;
+}
+
+/*
+ * The settings text the loader measures into PCR 5, computed as efi/main.c
+ * does: the defaults, the policy of a loader image, kaslr.conf, then the
+ * load options, each merged by the key table's Secure Boot rules.
+ */
+static int cmd_settings(int argc, char **argv)
+{
+	static struct ldr_options o, src;
+	static struct policy p;
+	static char text[OPT_SETTINGS_MAX + 1];
+	const char *loader = NULL, *conf = NULL, *line = NULL;
+	int man = 0, secure = 0;
+	size_t len = 0;
+
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--man")) {
+			man = 1;
+			continue;
+		}
+		if (!strcmp(a, "--secure-boot")) {
+			secure = 1;
+			continue;
+		}
+		if (i + 1 >= argc)
+			die("%s needs a value%s", a, "");
+		if (!strcmp(a, "--loader"))
+			loader = argv[++i];
+		else if (!strcmp(a, "--conf"))
+			conf = argv[++i];
+		else if (!strcmp(a, "--options"))
+			line = argv[++i];
+		else
+			die("unknown argument %s%s", a, "");
+	}
+	memset(&p, 0, sizeof(p));
+	if (loader) {
+		struct pe_section s;
+		uint64_t ilen;
+		uint8_t *img = read_all(loader, &ilen);
+
+		if (pe_find_section(img, ilen, PE_VIEW_FILE, POLICY_SECTION, &s) != LDR_OK ||
+		    s.size < POLICY_SECTION_SIZE)
+			die("%s has no %s section", loader, POLICY_SECTION);
+		if (policy_parse(img + s.off, POLICY_SECTION_SIZE, &p) != LDR_OK)
+			die("%s: the policy is malformed (the loader refuses to boot)%s", loader, "");
+		free(img);
+	}
+	if (secure && !p.present)
+		die("Secure Boot is on and the loader carries no policy: it refuses to boot%s%s", "", "");
+	options_defaults(&o);
+	policy_to_options(&p, &o);
+	for (int src_n = 0; src_n < 2; src_n++) {
+		const char *what = src_n ? "load options" : conf;
+		uint8_t *buf = NULL;
+		uint64_t n;
+		enum ldr_err err;
+		uint32_t ignored;
+
+		if (src_n == 0 && !conf)
+			continue;
+		if (src_n == 1 && !line)
+			continue;
+		options_defaults(&src);
+		if (src_n == 0) {
+			buf = read_all(conf, &n);
+			err = options_parse_config(&src, (const char *)buf, n);
+		} else {
+			err = options_parse_line(&src, line, strlen(line));
+		}
+		free(buf);
+		if (err != LDR_OK) {
+			fprintf(stderr, TOOL ": %s", what);
+			if (src_n == 0)
+				fprintf(stderr, " line %u", src.bad_line);
+			fprintf(stderr, ": '%s': %s (the loader refuses to boot)\n", src.bad,
+				ldr_strerror(err));
+			return 1;
+		}
+		ignored = options_merge_trust(&o, &src, secure, p.allow, policy_trust(&p));
+		for (unsigned k = 0; k < OPT_K_COUNT; k++)
+			if (ignored & OPT_BIT(k))
+				fprintf(stderr, TOOL ": %s: '%s' ignored: Secure Boot is on and it %s\n",
+					what, options_key_name((enum opt_key_id)k),
+					options_key_risk((enum opt_key_id)k));
+	}
+	if (options_settings_text(&o, text, OPT_SETTINGS_MAX, &len) != LDR_OK)
+		die("the settings text is longer than %s%s", "16 KiB", "");
+	if (!man) {
+		fwrite(text, 1, len, stdout);
+		return 0;
+	}
+	printf(".RS\n.nf\n");
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t ll = nl ? (size_t)(nl - (text + i)) : len - i;
+
+		man_text(text + i, ll);
+		printf("\n");
+		i += ll + 1;
+	}
+	printf(".fi\n.RE\n");
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
+	int man = argc == 3 && !strcmp(argv[2], "--man");
+
 	if (argc >= 2 && !strcmp(argv[1], "write"))
 		return cmd_write(argc, argv);
 	if (argc == 3 && !strcmp(argv[1], "show"))
 		return cmd_show(argv[2]);
-	if (argc == 2 && !strcmp(argv[1], "rules"))
-		return cmd_rules();
+	if ((argc == 2 || man) && !strcmp(argv[1], "rules"))
+		return cmd_rules(man);
+	if ((argc == 2 || man) && !strcmp(argv[1], "keys"))
+		return cmd_keys(man);
+	if (argc >= 2 && !strcmp(argv[1], "settings"))
+		return cmd_settings(argc, argv);
 	fprintf(stderr,
 		"usage: " TOOL " write --loader IN.efi --out OUT.efi --kernel ESP_PATH=HOST_FILE\n"
 		"                    [--initrd ESP_PATH=HOST_FILE]... [--cmdline TEXT] [--allow KEY]...\n"
 		"                    [--trust pins|shim]\n"
 		"       " TOOL " show IN.efi\n"
-		"       " TOOL " rules\n");
+		"       " TOOL " rules [--man]\n"
+		"       " TOOL " keys [--man]\n"
+		"       " TOOL " settings [--man] [--loader IN.efi] [--conf FILE] [--options TEXT]\n"
+		"                    [--secure-boot]\n");
 	return 2;
 }

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 S=${1:-60}
 B=${BUILD:-build}
 F=$B/fuzz
-read -r -a TARGETS <<<"${FUZZ_TARGETS:-elf inflate bzimage e820 options fgkaslr policy pe tcglog}"
+read -r -a TARGETS <<<"${FUZZ_TARGETS:-elf inflate bzimage e820 options fgkaslr policy pe tcglog uki}"
 mkdir -p "$F"
 # one run at a time per build directory (corpora, logs and seeds are shared)
 exec 9>"$F/.lock"
@@ -32,6 +32,7 @@ max_len() {
 	policy) echo 9000 ;;   # past the 8 KiB section
 	pe) echo 400000 ;;     # the loader image fits whole
 	tcglog) echo 16384 ;;
+	uki) echo 262144 ;;    # a UKI on Debian's stub with small sections fits whole
 	esac
 }
 
@@ -41,7 +42,7 @@ seeds() {
 	elf) printf '%s\n' "$B/payload" "$F/corpus-cases" ;;
 	inflate) printf '%s\n' "$F/seeds/inflate" "$B/payload" "$F/corpus-cases" ;;
 	bzimage) printf '%s\n' "$F/corpus-cases" ;;
-	policy | pe | tcglog) printf '%s\n' "$F/seeds/$1" ;;
+	policy | pe | tcglog | uki) printf '%s\n' "$F/seeds/$1" ;;
 	*) printf '%s\n' "$F/seeds/$1" ;;
 	esac
 }
@@ -71,6 +72,25 @@ if make --no-print-directory BUILD="$B" loader "$B/tools/kaslr-policy" payloads 
 else
 	echo "warning: no loader image for the policy and PE seeds"
 fi
+# UKI seeds: small unified kernel images on Debian's stub (test/linux/mkuki.sh),
+# with every section the stub knows, and with only .linux
+mkdir -p "$F/seeds/uki"
+u=$F/seeds/uki.src
+mkdir -p "$u"
+head -c 4096 /dev/urandom >"$u/linux"
+head -c 2048 /dev/urandom >"$u/initrd"
+printf 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME=Debian\n' >"$u/osrel"
+printf '{"sha256":[]}\n' >"$u/pcrsig"
+printf -- '-----BEGIN PUBLIC KEY-----\n-----END PUBLIC KEY-----\n' >"$u/pcrpkey"
+head -c 512 /dev/urandom >"$u/splash"
+head -c 256 /dev/urandom >"$u/dtb"
+if ! { test/linux/mkuki.sh "$F/seeds/uki/all.efi" --linux "$u/linux" --initrd "$u/initrd" \
+	--cmdline "console=ttyS0 quiet" --osrel "$u/osrel" --pcrsig "$u/pcrsig" \
+	--pcrpkey "$u/pcrpkey" --splash "$u/splash" --dtb "$u/dtb" &&
+	test/linux/mkuki.sh "$F/seeds/uki/linux.efi" --linux "$u/linux"; } >>"$F/build.txt" 2>&1; then
+	echo "warning: no UKI seeds (test/linux/mkuki.sh failed)"
+fi
+rm -rf "$F"/seeds/uki/*.d "$u"
 # the malformed-kernel corpus (test/corpus/mkcorpus) as seeds
 if make --no-print-directory BUILD="$B" payloads "$B/corpus/mkcorpus" >>"$F/build.txt" 2>&1 &&
    "$B/corpus/mkcorpus" "$F/corpus-cases" "$B/payload/kernel-pie.elf" "$B/payload/kernel-exec.elf" >/dev/null; then

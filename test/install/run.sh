@@ -5,8 +5,9 @@
 # signatures checked with sbverify against a throwaway key made here with
 # openssl, a writer replacing the ESP copy during a signed install (never
 # pinned), make uninstall leaving the ESP as it was (with and without a
-# backup), a new INSTALL_PATH taking the previous copy away, and the
-# README's Secure Boot table against the code's.
+# backup), and a new INSTALL_PATH taking the previous copy away.  (The
+# Secure Boot table of kaslr.conf(5) is checked against the code's by
+# test/doc/tables.sh.)
 # One "ok NAME" / "FAIL NAME: why" line per check; the last line is
 # "install: N passed, N failed".
 set -u
@@ -268,11 +269,6 @@ else bad new-path-moves "$(tail -n 3 "$T/m2.log"; find "$E" -type f | tr '\n' ' 
 if make --no-print-directory uninstall ESP="$E" >"$T/m3.log" 2>&1 && snap "$E" | cmp -s - "$T/mv0.snap"; then ok new-path-uninstall
 else bad new-path-uninstall "$(tail -n 2 "$T/m3.log"; snap "$E" | diff "$T/mv0.snap" - | head -n 5)"; fi
 
-# 9. the README's table of inputs x Secure Boot is the code's table
-readme=$(sed -n '/^| input from kaslr.conf or the load options |/,/^$/p' README | sed '/^$/d')
-if [ -n "$readme" ] && [ "$readme" = "$("$TOOL" rules)" ]; then ok readme-rules
-else bad readme-rules "README differs from '$TOOL rules': $(diff <(echo "$readme") <("$TOOL" rules) | head -n 6 | tr '\n' ' ')"; fi
-
 # 9b. one default install path for make install and the kernel hooks:
 # without INSTALL_PATH= on an ESP that is not the running system's, make
 # install puts the loader at EFI/BOOT/BOOTX64.EFI and a kernel update
@@ -327,19 +323,10 @@ if "$HR/usr/sbin/kaslr-loader-install" --esp "$E" --kernel "$PIE" >"$T/td.log" 2
    [ "$(pin_of "$E/EFI/BOOT/BOOTX64.EFI" kernel)" = "\\EFI\\BOOT\\kernel-pie.elf $(sha "$PIE")" ]; then ok tool-defaults
 else bad tool-defaults "$(tail -n 1 "$T/td.log")"; fi
 
-# 9c. the man pages (docs/man/) render without a warning (mandoc -T lint,
-# groff -ww), and say what the code has: every option of
-# kaslr-loader-install, every command of kaslr-loader-update, every
-# variable of install.conf and every key ALLOW may hold
-man_bad=''
-for m in docs/man/*.[1-8]; do
-	[ -f "$m" ] || continue
-	w=$( { mandoc -T lint "$m"; groff -ww -z -man "$m"; } 2>&1)
-	[ -z "$w" ] || man_bad="$man_bad $m: $w"
-done
-if [ -z "$(ls docs/man/*.[1-8] 2>/dev/null)" ]; then bad man-render "no pages in docs/man"
-elif [ -z "$man_bad" ]; then ok man-render
-else bad man-render "$man_bad"; fi
+# 9c. the man pages (docs/man/; test/doc renders them) say what the code
+# has: every option of kaslr-loader-install, every command of
+# kaslr-loader-update, every variable of install.conf and every key ALLOW
+# may hold
 miss=''
 for o in $(sed -n '/^parse_args() {/,/^}/p' src/tools/kaslr-install.sh | grep -o -- '--[a-z-]*)' | tr -d ')'); do
 	grep -q -- "$(printf '%s' "$o" | sed 's/-/\\\\-/g')" docs/man/kaslr-loader-install.8 || miss="$miss $o"

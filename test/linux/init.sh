@@ -15,7 +15,13 @@
 #     crng=<dmesg's time of "random: crng init done", or none: not yet>
 #     cmdline=<the rest of the line: /proc/cmdline>
 #
-# and before it, with a TPM, the SHA-256 bank's PCRs as the kernel reads
+# and before it, when there is any, what a unified kernel image's stub
+# (or the loader booting one) left for systemd (StubPcr* variables in hex,
+# attributes first; the sha256 of each file under /.extra):
+#
+#   linux-init: STUB StubPcrKernelImage=<hex> tpm2-pcr-signature.json=<sha256> ...
+#
+# and with a TPM the SHA-256 bank's PCRs as the kernel reads
 # them (/sys/class/tpm/tpm0/pcr-sha256/N):
 #
 #   linux-init: PCRS 0=<hex> 1=<hex> ... 15=<hex>
@@ -79,6 +85,19 @@ if [ -d /sys/firmware/efi ]; then
 	# its size without the 4 bytes of attributes
 	[ -f "$v" ] && rseed=$(($(wc -c <"$v") - 4))
 fi
+# what systemd-stub leaves systemd's userspace, as a unified kernel image's
+# stub or the loader booting one sets it: each StubPcr* variable as
+# efivarfs gives it (attributes, then the value) in hex, and the sha256 of
+# each file its cpio archives put under /.extra
+stub=
+for n in StubPcrKernelImage StubPcrKernelParameters; do
+	v=/sys/firmware/efi/efivars/$n-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+	[ -f "$v" ] && stub="$stub $n=$(od -A n -t x1 -v "$v" | tr -d ' \n')"
+done
+for f in /.extra/*; do
+	[ -f "$f" ] && stub="$stub ${f##*/}=$(sha256sum "$f" | cut -d' ' -f1)"
+done
+[ -n "$stub" ] && echo "linux-init: STUB$stub"
 # when the kernel's RNG became ready, by its own clock (0.000000: before
 # the kernel had a clock, i.e. from a seed it was handed)
 crng=$(dmesg | sed -n 's/^\[ *\([0-9.]*\)\] random: crng init done.*/\1/p' | head -n 1)

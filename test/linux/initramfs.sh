@@ -63,9 +63,14 @@ if [ "$mods" != none ]; then
 		where[$n]=$f
 	done < <(find "$mods" -name '*.ko')
 fi
+# through a file: objcopy given /dev/stdout on a regular file replaces the
+# /dev/stdout symlink itself
 deps() {
-	objcopy -O binary --only-section=.modinfo "$1" /dev/stdout 2>/dev/null |
-		tr '\0' '\n' | sed -n 's/^depends=//p' | tr ',' ' '
+	local t
+	t=$(mktemp) || return 1
+	objcopy -O binary --only-section=.modinfo "$1" "$t" 2>/dev/null
+	tr '\0' '\n' <"$t" | sed -n 's/^depends=//p' | tr ',' ' '
+	rm -f "$t"
 }
 visit() {
 	local n=$1 d

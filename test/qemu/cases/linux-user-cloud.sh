@@ -4,10 +4,12 @@
 # the kernel and initrd beside the loader.  The same checks as
 # linux-user-generic, except that the LoaderInfo the running system reads
 # through efivarfs is systemd-boot's (the loader keeps an earlier stage's).
+# placement: edges
 . test/linux/user.sh
-want='console=ttyS0 panic=-1 quiet kl.marker=cloud'
+want='console=ttyS0 panic=-1 quiet no_timer_check kl.marker=cloud'
 USER_VIA=sdboot
-user_boot cloud "$want" -- --cpu max
+place
+user_boot cloud "$want" "${PLACE[@]}" -- --cpu max
 user_check_common
 [ "$U_CMDLINE" = "$want" ] || fail "/proc/cmdline is '$U_CMDLINE', want '$want'"
 ok "text=$U_TEXT code=$U_CODE ramdisk=$U_RAMDISK $U_INFO"

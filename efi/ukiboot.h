@@ -1,0 +1,38 @@
+/*
+ * ukiboot.h - a unified kernel image named as the kernel (efi/uki.c): its
+ * trust, measurements and sections, taken once the file is read; what the
+ * rest of the loader asks of it afterwards.
+ */
+#ifndef EFI_UKIBOOT_H
+#define EFI_UKIBOOT_H
+
+#include "loader.h"
+
+/*
+ * The kernel file L->file (read from path) is a unified kernel image
+ * (uki_detect): decide whether it may boot (the policy's pin, or under
+ * Secure Boot its own signature: shim's Verify under TRUST=shim, else the
+ * firmware's LoadImage), measure it into PCR 9 as any kernel file, check
+ * its sections and stub version, measure into PCR 11 (and a command line
+ * passed in into PCR 12) exactly as that systemd-stub version does and set
+ * its StubPcr* variables, then take its .cmdline (or the loader's command
+ * line where the stub would take one) into L->opt, a copy of .linux as the
+ * image to boot (L->image_buf) and .initrd with the stub's cpio archives
+ * as the first initrd.  Logs its one failure line.
+ */
+EFI_STATUS uki_open(struct loader *L, const CHAR16 *path);
+
+/* 1 when uki_open took the kernel file as a unified kernel image */
+int uki_booting(void);
+
+/* The initrd the image brings (uki_initrd_build), to go before any
+ * initrd= file; *ret_len 0 when there is none. */
+void uki_initrd(const void **ret_buf, uint64_t *ret_len);
+
+/* The name its .osrel gives (PRETTY_NAME), or NULL. */
+const char *uki_os_name_of(void);
+
+/* A boot that failed: what uki_open allocated besides the image buffer. */
+void uki_release(void);
+
+#endif
