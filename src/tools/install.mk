@@ -3,8 +3,9 @@
 #
 #   make install-hooks [DESTDIR=] [prefix=/usr] [sysconfdir=/etc]
 #       the unsigned loader image, kaslr-policy, kaslr-repack, kaslr-esp.sh
-#       (the ESP checks the tools share) and guest-clock.sh (kaslr-sweep's
-#       clock) in $(prefix)/lib/kaslr-loader/, kaslr-sweep in
+#       (the ESP checks the tools share), guest-clock.sh (kaslr-sweep's
+#       clock) and report-init.sh (test/linux/init.sh, the /init of
+#       kaslr-sweep --initramfs-report) in $(prefix)/lib/kaslr-loader/, kaslr-sweep in
 #       $(prefix)/bin/, kaslr-loader-install and kaslr-loader-update in
 #       $(prefix)/sbin/, the kernel-install plugin, the
 #       /etc/kernel/post{inst,rm}.d hooks, the /etc/initramfs/post-update.d
@@ -27,7 +28,7 @@ DEB_DIR     := $(BUILD)/deb
 DEB_SRC     := $(DEB_DIR)/kaslr-loader-$(DEB_VERSION)
 DEB_FILE    := $(DEB_DIR)/kaslr-loader_$(DEB_VERSION)_amd64.deb
 HOOK_FILES  := src/tools/kaslr-install.sh src/tools/kaslr-repack.sh src/tools/kaslr-sweep.sh \
-               src/tools/guest-clock.sh src/tools/kaslr-esp.sh \
+               src/tools/guest-clock.sh src/tools/kaslr-esp.sh test/linux/init.sh \
                $(wildcard src/tools/hooks/*) src/tools/install.conf README
 
 # the scripts name each other by their installed paths: follow prefix
@@ -42,6 +43,7 @@ install-hooks: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES)
 	install -D -m 0755 src/tools/kaslr-repack.sh $(DESTDIR)$(KL_LIB)/kaslr-repack
 	install -D -m 0644 src/tools/kaslr-esp.sh $(DESTDIR)$(KL_LIB)/kaslr-esp.sh
 	install -D -m 0644 src/tools/guest-clock.sh $(DESTDIR)$(KL_LIB)/guest-clock.sh
+	install -D -m 0644 test/linux/init.sh $(DESTDIR)$(KL_LIB)/report-init.sh
 	mkdir -p $(DESTDIR)$(prefix)/bin $(DESTDIR)$(prefix)/sbin $(DESTDIR)$(prefix)/lib/kernel/install.d \
 	         $(DESTDIR)$(sysconfdir)/kernel/postinst.d $(DESTDIR)$(sysconfdir)/kernel/postrm.d \
 	         $(DESTDIR)$(sysconfdir)/kaslr-loader $(DESTDIR)$(sysconfdir)/initramfs/post-update.d

@@ -25,7 +25,10 @@
 # path; its number and the BootOrder before it are kept in DIR/boot-entry
 # (--state, default /var/lib/kaslr-loader): --uninstall deletes that entry
 # (if it is still kaslr-loader's) and puts BootOrder back as it was (the
-# entries made since kept after it).  bootctl set-default is never run.
+# entries made since kept after it).  bootctl set-default is never run;
+# --uninstall on the running system clears systemd-boot's default entry
+# (LoaderEntryDefault, what `bootctl set-default` sets) when it names
+# kaslr-loader.conf, the entry it takes away.
 #
 # Safe by default:
 #   - an existing file at the install path that is not kaslr-loader (e.g.
@@ -56,7 +59,7 @@
 #   - an existing kaslr.conf is kept, except a `kernel` line naming another
 #     file, which is pointed at the new kernel;
 #   - with systemd-boot on the ESP (loader/entries/) the entry
-#     loader/entries/kaslr-loader.conf is written (README, Secure Boot and TPM);
+#     loader/entries/kaslr-loader.conf is written (kaslr-loader-install(8));
 #   - what the install wrote is listed in the manifest EFI/kaslr-loader.manifest
 #     on the ESP: a later install removes what it no longer needs (another
 #     kernel version, the files at a previous install path), --uninstall
@@ -275,6 +278,7 @@ do_uninstall() {
 	done
 	esp_flush
 	boot_entry_remove
+	sdboot_default_remove
 	say "uninstalled ${old_loader:-kaslr-loader} from $esp"
 }
 
@@ -666,6 +670,23 @@ boot_entry_remove() {
 			echo "$me: warning: efibootmgr could not set BootOrder $n" >&2
 	fi
 	rm -f "$state/boot-entry"
+}
+
+# uninstall: systemd-boot's default entry, when `bootctl set-default`
+# made it kaslr-loader.conf (the EFI variable LoaderEntryDefault, UTF-16LE
+# after 4 bytes of attributes), is cleared: it would name an entry gone
+sdboot_default_remove() {
+	local v f=$sys/firmware/efi/efivars/LoaderEntryDefault-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+	live_esp && [ -f "$f" ] || return 0
+	v=$(tail -c +5 "$f" 2>/dev/null | iconv -f UTF-16LE -t UTF-8 2>/dev/null | tr -d '\0')
+	[ "$v" = kaslr-loader.conf ] || return 0
+	if ! command -v bootctl >/dev/null; then
+		echo "$me: warning: systemd-boot's default entry is kaslr-loader.conf, and bootctl is missing to clear it" >&2
+	elif bootctl set-default "" >/dev/null 2>&1; then
+		say "systemd-boot's default entry kaslr-loader.conf cleared (bootctl set-default \"\")"
+	else
+		echo "$me: warning: bootctl could not clear systemd-boot's default entry kaslr-loader.conf" >&2
+	fi
 }
 
 # ------------------------------------------------------------ main

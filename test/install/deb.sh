@@ -58,12 +58,18 @@ else bad control "$(dpkg-deb -f "$deb" 2>&1 | head -n 3)"; fi
 # rest suggested; kaslr-sweep depends on what it runs.  apt resolves it
 # from the file.
 dep=$(dpkg-deb -f "$deb" Depends) rec=$(dpkg-deb -f "$deb" Recommends) sug=$(dpkg-deb -f "$deb" Suggests)
-sdep=$(dpkg-deb -f "$sweepdeb" Depends)
+sdep=$(dpkg-deb -f "$sweepdeb" Depends) srec=$(dpkg-deb -f "$sweepdeb" Recommends)
 if [[ $dep == libc6* && $dep != *,* && $rec == *sbsigntool* && $rec == *efibootmgr* &&
       $sug == *binutils* && $sug == *xz-utils* && $sug == *openssl* && $sug == *kaslr-sweep* &&
-      $sdep == *qemu-system-x86* && $sdep == *ovmf* && $sdep == *mtools* && $sdep == *"kaslr-loader (= "* ]]; then
+      $sdep == *qemu-system-x86* && $sdep == *ovmf* && $sdep == *mtools* && $sdep == *"kaslr-loader (= "* &&
+      $srec == *busybox-static* && $srec == *cpio* ]]; then
 	ok control-relations
-else bad control-relations "Depends: $dep; Recommends: $rec; Suggests: $sug; kaslr-sweep Depends: $sdep"; fi
+else bad control-relations "Depends: $dep; Recommends: $rec; Suggests: $sug; kaslr-sweep Depends: $sdep Recommends: $srec"; fi
+# kaslr-sweep --initramfs-report's /init where the tool looks for it: the
+# boot tests' own test/linux/init.sh
+if dpkg-deb --fsys-tarfile "$sweepdeb" | tar -xO ./usr/lib/kaslr-loader/report-init.sh 2>/dev/null | cmp -s - test/linux/init.sh &&
+   grep -q '/usr/lib/kaslr-loader/report-init.sh' src/tools/kaslr-sweep.sh; then ok sweep-report-init
+else bad sweep-report-init "kaslr-sweep's package has no /usr/lib/kaslr-loader/report-init.sh equal to test/linux/init.sh"; fi
 if apt-get -s install "./$deb" >"$T/apt.log" 2>&1 && grep -q '^Inst kaslr-loader ' "$T/apt.log"; then ok apt-install
 else bad apt-install "$(tail -n 3 "$T/apt.log")"; fi
 # the man pages the package ships: every page in docs/man/ but kaslr-sweep's

@@ -6,7 +6,10 @@
 # (any other path goes to the real tools); and DIR/sys, a /sys with
 # firmware/efi and class/block/vda1/partition.  Put DIR/bin first on PATH
 # and KASLR_LOADER_SYS=DIR/sys.  The firmware holds Boot0000 "debian" and
-# Boot0001 "UEFI Shell", BootOrder 0000,0001.
+# Boot0001 "UEFI Shell", BootOrder 0000,0001.  A bootctl stand-in takes
+# `set-default ENTRY` (systemd-boot's LoaderEntryDefault in
+# DIR/sys/firmware/efi/efivars, 4 bytes of attributes then UTF-16LE, as
+# efivarfs shows it; "" deletes it), logged in DIR/nvram/calls too.
 # shellcheck shell=bash
 
 fake_efi() {
@@ -72,4 +75,16 @@ while IFS=$'\t' read -r nl p; do
 done <"$S/entries"
 EOS
 	chmod +x "$d/bin/efibootmgr"
+	cat >"$d/bin/bootctl" <<EOS
+#!/bin/bash
+# bootctl set-default on a file efivarfs
+S=$d/nvram V=$d/sys/firmware/efi/efivars/LoaderEntryDefault-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+EOS
+	cat >>"$d/bin/bootctl" <<'EOS'
+echo "bootctl $*" >>"$S/calls"
+[ "${1:-}" = set-default ] && [ $# = 2 ] || { echo "bootctl: only set-default ENTRY here" >&2; exit 2; }
+if [ -z "$2" ]; then rm -f "$V"
+else { printf '\006\000\000\000'; printf '%s\0' "$2" | iconv -f UTF-8 -t UTF-16LE; } >"$V"; fi
+EOS
+	chmod +x "$d/bin/bootctl"
 }

@@ -60,7 +60,8 @@ else
 	else bad default-policy "$("$TOOL" show "$d/BOOTX64.EFI" 2>&1 | head -n 3)"; fi
 	if [ ! -s "$d/kaslr.conf" ]; then bad default-conf "no kaslr.conf"
 	elif ! all_comments "$d/kaslr.conf"; then bad default-conf "the default kaslr.conf sets something"
-	elif ! grep -q 'README' "$d/kaslr.conf" || ! grep -q 'kernel-pie.elf' "$d/kaslr.conf"; then
+	elif ! grep -q 'man 5 kaslr.conf' "$d/kaslr.conf" || grep -q 'README' "$d/kaslr.conf" ||
+		! grep -q 'kernel-pie.elf' "$d/kaslr.conf"; then
 		bad default-conf "the default kaslr.conf points nowhere"
 	else ok default-conf; fi
 	n=$(find "$E" -type f | wc -l)
@@ -317,6 +318,22 @@ if live inst "$T/lv4.log" ESP="$E" KERNEL="$PIE" && live make --no-print-directo
    grep -qF '0004 kaslr-loader	\EFI\mine\kaslr-loader.efi' "$T/efi/nvram/entries" && [ "$(grep -c '^.... kaslr-loader' "$T/efi/nvram/entries")" = 1 ]; then
 	ok uninstall-only-its-entry
 else bad uninstall-only-its-entry "$(tr '\n' '|' <"$T/efi/nvram/entries")"; fi
+# systemd-boot's default entry: `bootctl set-default kaslr-loader.conf`
+# is undone by uninstall (LoaderEntryDefault cleared through bootctl);
+# a default naming another entry is left alone
+E=$T/esp-sdboot; mkdir -p "$E/loader/entries"
+fake_efi "$T/efi2" "$E" || bad fake-efi "fake_efi failed"
+live2() { PATH=$T/efi2/bin:$PATH KASLR_LOADER_SYS=$T/efi2/sys KASLR_LOADER_STATE=$T/l2state "$@"; }
+LED=$T/efi2/sys/firmware/efi/efivars/LoaderEntryDefault-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+if live2 inst "$T/sd1.log" ESP="$E" KERNEL="$PIE" && [ -f "$E/loader/entries/kaslr-loader.conf" ] &&
+   live2 bootctl set-default kaslr-loader.conf && [ -s "$LED" ] &&
+   live2 make --no-print-directory uninstall ESP="$E" >"$T/sd2.log" 2>&1 && [ ! -e "$LED" ] &&
+   grep -qx 'bootctl set-default ' "$T/efi2/nvram/calls"; then ok uninstall-sdboot-default
+else bad uninstall-sdboot-default "$(tail -n 2 "$T/sd1.log" "$T/sd2.log" | tr '\n' ' '; tr '\n' '|' <"$T/efi2/nvram/calls")"; fi
+if live2 inst "$T/sd3.log" ESP="$E" KERNEL="$PIE" && live2 bootctl set-default other.conf &&
+   live2 make --no-print-directory uninstall ESP="$E" >"$T/sd4.log" 2>&1 && [ -s "$LED" ] &&
+   [ "$(grep -c '^bootctl' "$T/efi2/nvram/calls")" = 3 ]; then ok uninstall-sdboot-other-default
+else bad uninstall-sdboot-other-default "$(tail -n 2 "$T/sd4.log" | tr '\n' ' '; tr '\n' '|' <"$T/efi2/nvram/calls")"; fi
 # the package's tool finds the package's loader and kaslr-policy itself
 E=$T/esp-tooldefaults; mkdir "$E"
 if "$HR/usr/sbin/kaslr-loader-install" --esp "$E" --kernel "$PIE" >"$T/td.log" 2>&1 &&
