@@ -48,6 +48,14 @@ for d in "$deb" "$sweepdeb"; do
 	if lintian --fail-on error,warning "$d" >"$T/lintian-$n.log" 2>&1; then ok "lintian-$n"
 	else bad "lintian-$n" "$(grep -v 'root privileges' "$T/lintian-$n.log" | tr '\n' '|')"; fi
 done
+# every override has its reason: a comment just above it
+why=''
+for o in debian/*.lintian-overrides; do
+	[ -f "$o" ] || continue
+	why+=$(awk -v f="$o" '/^[[:space:]]*$/ {c = 0; next} /^#/ {c = 1; next} !c {print f ": " $0 " (no comment above it)"}' "$o")
+done
+if [ -z "$why" ]; then ok lintian-overrides-reasoned
+else bad lintian-overrides-reasoned "$why"; fi
 if dpkg-deb -f "$deb" Package Version Architecture Depends | grep -q '^Package: kaslr-loader$' &&
    [ "$(dpkg-deb -f "$deb" Version)" = "$(dpkg-parsechangelog -l debian/changelog -S Version)" ] &&
    [ "$(dpkg-deb -f "$deb" Version)" = "$(sed -n 's/^#define LDR_VERSION "\(.*\)"/\1/p' efi/bli.h)" ]; then ok control
