@@ -13,7 +13,7 @@ DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf 
             systemd-boot-efi systemd sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck \
             swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs python3 shim-unsigned \
-            mmdebstrap mandoc groff-base
+            mmdebstrap efitools dpkg-dev debhelper lintian mandoc groff-base groff
 
 WARN := -Wall -Wextra -Werror
 
@@ -226,8 +226,8 @@ include test/fault/fault.mk
 include test/matrix/matrix.mk
 # make bench [BENCH_QUICK=1]: benchmarks (test/bench/bench.mk)
 include test/bench/bench.mk
-# make install-hooks, make deb (src/tools/debian/deb.mk)
-include src/tools/debian/deb.mk
+# make install-hooks, make deb (src/tools/install.mk, debian/)
+include src/tools/install.mk
 # make test-system: a real Debian system, booted and updated (test/system/system.mk)
 include test/system/system.mk
 
@@ -269,12 +269,13 @@ $(ESP_IMG): $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT) test/qemu/mkesp.sh
 # kernel instead.  CONF=file is installed as kaslr.conf.  The policy pins
 # private copies of the files, the ESP's bytes are checked against them
 # before signing, and EFI/kaslr-loader.manifest lists what was written.
-# SHIM=shimx64.efi installs shim at INSTALL_PATH and the loader beside it
-# as grubx64.efi (default: EFI/kaslr-loader/shimx64.efi and a Boot####
-# entry on the running system's ESP, else EFI/BOOT/BOOTX64.EFI).
-# TRUST=shim: a kernel boots if its pin matches or shim verifies it
-# (docs/admin-guide.md, set-ups B and C).
-INSTALL_PATH ?= $(if $(SHIM),,EFI/BOOT/BOOTX64.EFI)
+# INSTALL_PATH= unset: kaslr-install.sh decides, as for the kernel hooks
+# (where the previous install put it; else on the running system's ESP
+# EFI/kaslr-loader/kaslr-loader.efi with a Boot#### entry, else
+# EFI/BOOT/BOOTX64.EFI).  SHIM=shimx64.efi installs shim at the install
+# path (EFI/kaslr-loader/shimx64.efi by default on the running system's
+# ESP) and the loader beside it as grubx64.efi.  TRUST=shim (needs SHIM=):
+# a kernel boots if its pin matches or shim verifies it (docs/admin-guide.md, set-ups B and C).
 ifeq ($(TEST_KERNEL),1)
 KERNEL ?= $(PAYLOAD_DEFAULT)
 endif
@@ -298,12 +299,12 @@ install: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(if $(filter 1,$(TEST_KERNEL)),$(P
 
 # make uninstall ESP=DIR [INSTALL_PATH=...]: takes away what make install
 # (or the kernel hooks) wrote on that ESP, as listed in its manifest
-# EFI/kaslr-loader.manifest, and puts back a file it had replaced (FORCE=1's
-# backup); with INSTALL_PATH= only if the loader is installed there
+# EFI/kaslr-loader.manifest, puts back a file it had replaced (FORCE=1's
+# backup) and deletes the Boot#### entry an install made (BootOrder as
+# before); with INSTALL_PATH= only if the loader is installed there
 uninstall:
 	@[ -n "$(ESP)" ] || { echo "make uninstall: give ESP=DIR, the mounted EFI system partition" >&2; exit 1; }
-	@src/tools/kaslr-install.sh --uninstall --esp "$(ESP)" \
-	   $(if $(filter-out file default,$(origin INSTALL_PATH)),--install-path "$(INSTALL_PATH)")
+	@src/tools/kaslr-install.sh --uninstall --esp "$(ESP)" $(if $(INSTALL_PATH),--install-path "$(INSTALL_PATH)")
 
 run: deps
 	@$(MAKE) --no-print-directory all $(ESP_IMG)

@@ -91,6 +91,16 @@ grep -v '^ok ' "$out/deb.txt" | tail -n 8
 count "$out/deb.txt"
 took
 
+echo "== tier 1e: the install commit under failures and power cuts (host)"
+test/install/commit.sh >"$out/commit.txt" 2>&1
+grep -v '^ok ' "$out/commit.txt" | tail -n 8
+count "$out/commit.txt"
+
+echo "== tier 1f: the kernel hooks against a hostile ESP, TRUST=shim's kernels (host)"
+test/install/hooks.sh >"$out/hooks.txt" 2>&1
+grep -v '^ok ' "$out/hooks.txt" | tail -n 8
+count "$out/hooks.txt"
+
 if [ -x test/fuzz/run-smoke.sh ]; then
 	echo "== tier 2: fuzz smoke"
 	test/fuzz/run-smoke.sh >"$out/fuzz.txt" 2>&1

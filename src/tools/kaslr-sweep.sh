@@ -174,7 +174,7 @@ here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 clock=$here/guest-clock.sh
 [ -f "$clock" ] || clock=/usr/lib/kaslr-loader/guest-clock.sh
 # shellcheck source=src/tools/guest-clock.sh
-. "$clock" 2>/dev/null || broken "$clock missing (reinstall kaslr-loader)"
+. "$clock" 2>/dev/null || broken "$clock missing (reinstall kaslr-sweep)"
 loader=${KASLR_SWEEP_LOADER:-}
 for l in "$here/../BOOTX64.EFI" /usr/lib/kaslr-loader/kaslr-loader.efi; do
 	[ -n "$loader" ] || { [ -f "$l" ] && loader=$l; }
@@ -195,7 +195,7 @@ if [ "$report" = 1 ]; then
 	# the suite's /init (test/linux/init.sh): beside this tool, else the packaged one
 	rinit=$here/report-init.sh
 	[ -f "$rinit" ] || rinit=/usr/lib/kaslr-loader/report-init.sh
-	[ -f "$rinit" ] || broken "$rinit missing, which --initramfs-report needs (reinstall kaslr-loader)"
+	[ -f "$rinit" ] || broken "$rinit missing, which --initramfs-report needs (reinstall kaslr-sweep)"
 fi
 [ "$accel" = tcg ] || kvm_usable || broken "--accel kvm: /dev/kvm is not usable here (--accel tcg emulates)"
 if [ -n "$junit" ]; then
