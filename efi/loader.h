@@ -50,6 +50,13 @@ struct kernel_layout {
 	uint64_t vwin_lo;   /* virtual window for loaded offset 0: a base is */
 	uint64_t vwin_hi;   /* drawn in [vwin_lo, vwin_hi); both 0: the kernel
 			       runs at its physical address */
+	uint64_t fixed_phys; /* not 0: the kernel runs only at this physical
+				base (not relocatable); nothing is drawn */
+	/* not NULL: why the physical (virtual) base is fixed, for the
+	 * placement line ("not relocatable"); the virtual one is fixed when
+	 * the window holds one position */
+	const char *phys_fixed_why;
+	const char *virt_fixed_why;
 	int enter_phys;     /* jump to phys_base + entry_off, not the virtual entry */
 	int phys_alias_x;   /* the kernel's physical alias keeps its execute
 			       rights (it starts there); otherwise the alias is

@@ -68,11 +68,13 @@ static void place_force_text(const struct opt_place *f, char buf[OPT_PLACE_TEXT_
 
 /*
  * The slot kaslr.phys= names among the free ones, or the one line saying
- * why it names none for this kernel.  Out: *ret_idx.
+ * why it names none for this kernel; the lines about an address start
+ * with pre ("kaslr.phys=", or what fixes the address) and the address as
+ * given.  Out: *ret_idx.
  */
 static EFI_STATUS place_forced_phys(const struct efi_mmap *m, const struct mem_region *free_r,
 				    size_t nfree, const struct slot_params *sp,
-				    const struct opt_place *f, uint64_t *ret_idx)
+				    const struct opt_place *f, const CHAR16 *pre, uint64_t *ret_idx)
 {
 	struct mem_region *e820 = NULL;
 	size_t ne = 0;
@@ -111,26 +113,26 @@ static EFI_STATUS place_forced_phys(const struct efi_mmap *m, const struct mem_r
 	switch (why) {
 	case SLOT_WHY_MISALIGNED:
 		return log_fail(EFI_INVALID_PARAMETER,
-				L"kaslr.phys=%a: not a usable slot: not a multiple of the kernel's alignment 0x%lx",
-				t, sp->align);
+				L"%s%a: not a usable slot: not a multiple of the kernel's alignment 0x%lx",
+				pre, t, sp->align);
 	case SLOT_WHY_WINDOW:
 		return log_fail(EFI_INVALID_PARAMETER,
-				L"kaslr.phys=%a: not a usable slot: a %ld-byte kernel there leaves the window [0x%lx, 0x%lx) (kaslr.min, kaslr.max, the kernel's own limit; 0 = top of RAM)",
-				t, sp->image_size, sp->min_addr, sp->max_addr);
+				L"%s%a: not a usable slot: a %ld-byte kernel there leaves the window [0x%lx, 0x%lx) (kaslr.min, kaslr.max, the kernel's own limit; 0 = top of RAM)",
+				pre, t, sp->image_size, sp->min_addr, sp->max_addr);
 	case SLOT_WHY_NOT_RAM:
 		return log_fail(EFI_INVALID_PARAMETER,
-				L"kaslr.phys=%a: not a usable slot: not all RAM at [0x%lx, 0x%lx)",
-				t, f->value, end);
+				L"%s%a: not a usable slot: not all RAM at [0x%lx, 0x%lx)",
+				pre, t, f->value, end);
 	case SLOT_WHY_AVOIDED:
 		return log_fail(EFI_INVALID_PARAMETER,
-				L"kaslr.phys=%a: not a usable slot: touches a range kept out (the loader's image, memmap=) at [0x%lx, 0x%lx)",
-				t, f->value, end);
+				L"%s%a: not a usable slot: touches a range kept out (the loader's image, memmap=) at [0x%lx, 0x%lx)",
+				pre, t, f->value, end);
 	case SLOT_WHY_OK: /* a slot after all: the maps disagree */
 	case SLOT_WHY_NOT_FREE:
 	default:
 		return log_fail(EFI_INVALID_PARAMETER,
-				L"kaslr.phys=%a: not a usable slot: overlaps memory firmware or the loader is using at [0x%lx, 0x%lx)",
-				t, f->value, end);
+				L"%s%a: not a usable slot: overlaps memory firmware or the loader is using at [0x%lx, 0x%lx)",
+				pre, t, f->value, end);
 	}
 }
 
@@ -193,7 +195,8 @@ static void place_bits(uint64_t n, unsigned *ret_int, unsigned *ret_frac)
  */
 static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32 type,
 				const CHAR16 *what, int log_maps, const struct opt_place *force,
-				uint64_t *ret_base, uint64_t *ret_count, uint64_t *ret_idx)
+				const CHAR16 *force_pre, uint64_t *ret_base, uint64_t *ret_count,
+				uint64_t *ret_idx)
 {
 	struct efi_mmap m;
 	struct mem_region *free_r = NULL;
@@ -242,7 +245,7 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 
 	navoid0 = navoid;
 	if (force && force->kind != OPT_PLACE_RANDOM) {
-		st = place_forced_phys(&m, free_r, nfree, sp, force, &fidx);
+		st = place_forced_phys(&m, free_r, nfree, sp, force, force_pre, &fidx);
 		if (EFI_ERROR(st))
 			goto out;
 		/* that slot or none: a refusal is not followed by another */
@@ -260,8 +263,8 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 		sp->navoid = navoid0;
 		(void)slot_at(free_r, nfree, sp, fidx, &at);
 		st = log_fail(EFI_OUT_OF_RESOURCES,
-			      L"kaslr.phys=%a: not a usable slot: firmware refused it at [0x%lx, 0x%lx)",
-			      t, at, at + sp->image_size);
+			      L"%s%a: not a usable slot: firmware refused it at [0x%lx, 0x%lx)",
+			      force_pre, t, at, at + sp->image_size);
 		goto out;
 	}
 	if (err == LDR_E_NO_SLOT) {
@@ -295,6 +298,9 @@ out:
 static EFI_STATUS place_physical(struct loader *L)
 {
 	struct slot_params sp;
+	struct opt_place fixed;
+	const struct opt_place *force = &L->opt.phys;
+	const CHAR16 *pre = L"kaslr.phys=";
 	uint64_t base = 0, count = 0;
 	unsigned bi, bf;
 	EFI_STATUS st;
@@ -310,13 +316,31 @@ static EFI_STATUS place_physical(struct loader *L)
 		sp.max_addr = L->layout.max_end;
 		log_info(L"the kernel must end by 0x%lx", sp.max_addr);
 	}
-	st = place_in_free(L, &sp, LDR_EFI_MT_KERNEL, L"the kernel", log_verbose, &L->opt.phys,
+	if (L->layout.fixed_phys) {
+		/* its own address or none: the window is that one slot, which
+		 * kaslr.phys=lowest or highest name too; otherwise forced there,
+		 * so that one line says why it is not usable */
+		sp.min_addr = L->layout.fixed_phys;
+		sp.max_addr = L->layout.fixed_phys + sp.image_size;
+		if (force->kind == OPT_PLACE_RANDOM) {
+			SetMem(&fixed, sizeof(fixed), 0);
+			fixed.kind = OPT_PLACE_AT;
+			fixed.value = L->layout.fixed_phys;
+			force = &fixed;
+			pre = L"this kernel is not relocatable: its address ";
+		}
+	}
+	st = place_in_free(L, &sp, LDR_EFI_MT_KERNEL, L"the kernel", log_verbose, force, pre,
 			   &base, &count, &L->phys_slot);
 	if (EFI_ERROR(st))
 		return st;
 	place_bits(count, &bi, &bf);
 	log_info(L"physical slots: %ld (%d.%02d bits)", count, bi, bf);
-	if (L->opt.phys.kind != OPT_PLACE_RANDOM) {
+	if (L->layout.fixed_phys) {
+		/* its own address, the only one: neither drawn nor chosen */
+		L->phys_slots = 1;
+		L->phys_slot = 0;
+	} else if (L->opt.phys.kind != OPT_PLACE_RANDOM) {
 		/* chosen, not drawn: every slot counted, the one told */
 		L->flags |= KB_FLAG_FORCED;
 		L->phys_slots = count;
@@ -345,7 +369,7 @@ EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, UINT32 
 	sp.align = PAGE_SIZE;
 	sp.min_addr = L->opt.min_addr > PLACE_FLOOR ? L->opt.min_addr : PLACE_FLOOR;
 	sp.max_addr = end;
-	return place_in_free(L, &sp, mem_type, what, 0, NULL, ret_addr,
+	return place_in_free(L, &sp, mem_type, what, 0, NULL, NULL, ret_addr,
 			     ret_count ? ret_count : &count, NULL);
 }
 
@@ -549,12 +573,18 @@ EFI_STATUS place_kernel(struct loader *L)
 	{
 		char pt[OPT_PLACE_TEXT_MAX], vt[OPT_PLACE_TEXT_MAX];
 
+		const char *pw = L->layout.phys_fixed_why, *vw = L->layout.virt_fixed_why;
+
 		place_force_text(&L->opt.phys, pt);
 		place_force_text(&L->opt.virt, vt);
-		/* one line a test harness can read (kaslr-sweep does) */
-		log_info(L"placement: phys 0x%lx slot %ld of %ld (kaslr.phys=%a), virt 0x%lx offset 0x%lx slot %ld of %ld (kaslr.virt=%a)",
-			 L->phys_base, L->phys_slot, L->phys_slots, pt, L->virt_base,
-			 L->virt_base - L->elf.link_vbase, L->virt_slot, L->virt_slots, vt);
+		/* one line a test harness can read (kaslr-sweep does); in
+		 * brackets how each base was chosen: "kaslr.phys=random" (drawn,
+		 * or the lowest with nokaslr), "kaslr.phys=lowest" (forced), or
+		 * "fixed: <why>" when the kernel allows one address only */
+		log_info(L"placement: phys 0x%lx slot %ld of %ld (%a%a), virt 0x%lx offset 0x%lx slot %ld of %ld (%a%a)",
+			 L->phys_base, L->phys_slot, L->phys_slots, pw ? "" : "kaslr.phys=",
+			 pw ? pw : pt, L->virt_base, L->virt_base - L->elf.link_vbase, L->virt_slot,
+			 L->virt_slots, vw ? "" : "kaslr.virt=", vw ? vw : vt);
 	}
 	dest = phys_to_ptr(L->phys_base);
 	err = elf_load(&L->elf, dest, L->layout.size);
