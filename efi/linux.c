@@ -190,6 +190,8 @@ static EFI_STATUS linux_fixed(struct loader *L)
 	err = linux_fixed_base(&L->elf, lx_hdr.pref_address, &k->fixed_phys);
 	if (err != LDR_OK)
 		return log_ldr(EFI_LOAD_ERROR, err, L"%s", L->kernel_path);
+	/* and where it is linked, virtually too, table or not */
+	k->vwin_hi = k->vwin_lo + k->size;
 	k->phys_fixed_why = "fixed: not relocatable";
 	k->virt_fixed_why = "fixed: not relocatable";
 	log_warn(L"%s is not relocatable: it loads at its own address, no KASLR",

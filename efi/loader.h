@@ -135,6 +135,8 @@ struct loader {
 
 	/* placement */
 	uint64_t phys_base;
+	uint64_t stage;      /* not 0: the kernel is laid out here and moved to
+				phys_base after ExitBootServices (place_move) */
 	uint64_t virt_base;  /* run-time address of loaded offset 0 */
 	uint64_t phys_slots;
 	uint64_t virt_slots;
@@ -161,6 +163,13 @@ extern const struct fgk_alloc place_fgk_alloc;
 
 /* Give back the kernel's pages (a boot that failed after place_kernel). */
 void place_release(struct loader *L);
+
+/*
+ * After ExitBootServices: a kernel staged elsewhere (L->stage, a fixed
+ * address part of which was boot services' memory) moved into place.  No
+ * firmware call.
+ */
+void place_move(const struct loader *L);
 
 /*
  * A 4 KiB-aligned range of size bytes for data the kernel gets (a module,

@@ -6,6 +6,8 @@
  * then the segments are copied there and relocated - with the functions
  * shuffled first when the protocol asks for function-granular KASLR.
  */
+#include <string.h>
+
 #include "loader.h"
 #include "log.h"
 #include "memmap.h"
@@ -187,6 +189,28 @@ static void place_bits(uint64_t n, unsigned *ret_int, unsigned *ret_frac)
 }
 
 /*
+ * What nothing of the kernel's may touch, into avoid[] (room for
+ * KERNEL_LAYOUT_AVOID_MAX + 1) and sp: the loader's own image (already not
+ * free, listed to say so) and what the protocol keeps the kernel (and its
+ * data) out of.  Returns how many.
+ */
+static size_t place_avoid(const struct loader *L, struct slot_params *sp,
+			  struct mem_region *avoid)
+{
+	size_t n = 0;
+
+	avoid[n].addr = (uint64_t)(UINTN)L->li->ImageBase;
+	avoid[n].size = L->li->ImageSize;
+	avoid[n].type = E820_RESERVED;
+	avoid[n++].flags = 0;
+	for (size_t i = 0; i < L->layout.navoid && i < KERNEL_LAYOUT_AVOID_MAX; i++)
+		avoid[n++] = L->layout.avoid[i];
+	sp->avoid = avoid;
+	sp->navoid = n;
+	return n;
+}
+
+/*
  * Draw a position for sp->image_size bytes uniformly over the ones memory
  * that is free now offers (sp's alignment and window, clear of the
  * loader's image and the layout's keep-out ranges), and reserve it as
@@ -215,17 +239,7 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 	st = mmap_convert(&m, e820_free_from_efi, &free_r, &nfree);
 	if (EFI_ERROR(st))
 		goto out;
-
-	/* the loader's own image: already not free, listed to say so */
-	avoid[navoid].addr = (uint64_t)(UINTN)L->li->ImageBase;
-	avoid[navoid].size = L->li->ImageSize;
-	avoid[navoid].type = E820_RESERVED;
-	avoid[navoid++].flags = 0;
-	/* what the protocol keeps the kernel (and its data) out of */
-	for (size_t i = 0; i < L->layout.navoid && i < KERNEL_LAYOUT_AVOID_MAX; i++)
-		avoid[navoid++] = L->layout.avoid[i];
-	sp->avoid = avoid;
-	sp->navoid = navoid;
+	navoid = place_avoid(L, sp, avoid);
 	/* a map may list memory past the CPU's physical address width */
 	if (L->phys_limit && (sp->max_addr == 0 || sp->max_addr > L->phys_limit))
 		sp->max_addr = L->phys_limit;
@@ -295,6 +309,108 @@ out:
 	return st;
 }
 
+/* ------------------------------------------- a kernel at a fixed address */
+
+/* the free parts of a fixed kernel's range, reserved while it is staged */
+#define PLACE_HELD_MAX 8
+static struct {
+	uint64_t addr, pages;
+} place_held[PLACE_HELD_MAX];
+static unsigned place_nheld;
+
+/*
+ * Does [lo, hi) hold what the loader still runs on after ExitBootServices,
+ * in firmware's memory: its stack (64 KiB below RSP), its page-table root,
+ * its GDT or IDT?
+ */
+static int place_live_in(uint64_t lo, uint64_t hi)
+{
+	struct __attribute__((packed)) {
+		uint16_t limit;
+		uint64_t base;
+	} g, i;
+	uint64_t rsp, cr3;
+
+	__asm__ volatile("mov %%rsp, %0; mov %%cr3, %1; sgdt %2; sidt %3"
+			 : "=r"(rsp), "=r"(cr3), "=m"(g), "=m"(i));
+	cr3 &= ~(uint64_t)(PAGE_SIZE - 1);
+	return (rsp < hi + 64 * KIB && rsp + PAGE_SIZE > lo) || (cr3 < hi && cr3 + PAGE_SIZE > lo) ||
+	       (g.base < hi && g.base + g.limit >= lo) || (i.base < hi && i.base + i.limit >= lo);
+}
+
+/*
+ * A kernel that runs only at sp's one slot, where part of the memory is
+ * still boot services' (OVMF keeps its DXE firmware volume at 9-21 MiB):
+ * the parts free now are reserved, the kernel is laid out in a staging
+ * copy elsewhere (L->stage) and moved into place once boot services have
+ * exited (place_move).  Returns EFI_SUCCESS with L->stage 0 when that is
+ * not the case (the memory is free now, or not even free then: the forced
+ * placement reserves it or says why not); logs its own failure.
+ */
+static EFI_STATUS place_stage(struct loader *L, struct slot_params *sp, uint64_t *ret_base)
+{
+	struct mem_region avoid[KERNEL_LAYOUT_AVOID_MAX + 1], *fr = NULL, *xr = NULL;
+	uint64_t base = sp->min_addr, end = sp->max_addr;
+	EFI_PHYSICAL_ADDRESS a;
+	size_t nf = 0, nx = 0;
+	struct efi_mmap m;
+	EFI_STATUS st;
+
+	st = mmap_get(&m);
+	if (EFI_ERROR(st))
+		return log_efi(st, L"GetMemoryMap");
+	place_avoid(L, sp, avoid);
+	st = mmap_convert(&m, e820_free_from_efi, &fr, &nf);
+	if (!EFI_ERROR(st))
+		st = mmap_convert(&m, e820_exit_free_from_efi, &xr, &nx);
+	if (EFI_ERROR(st) || slot_count(fr, nf, sp) || !slot_count(xr, nx, sp))
+		goto out;
+	if (place_live_in(base, end)) {
+		st = log_fail(EFI_OUT_OF_RESOURCES,
+			      L"this kernel is not relocatable: firmware's stack or tables lie at its address 0x%lx",
+			      base);
+		goto out;
+	}
+	for (size_t i = 0; i < nf && !EFI_ERROR(st); i++) {
+		uint64_t lo = fr[i].addr > base ? fr[i].addr : base;
+		uint64_t hi = fr[i].addr + fr[i].size < end ? fr[i].addr + fr[i].size : end;
+
+		if (lo >= hi)
+			continue;
+		a = lo;
+		st = place_nheld == PLACE_HELD_MAX ? EFI_OUT_OF_RESOURCES :
+		     uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
+				       (EFI_MEMORY_TYPE)LDR_EFI_MT_KERNEL, EFI_SIZE_TO_PAGES(hi - lo), &a);
+		if (!EFI_ERROR(st)) {
+			place_held[place_nheld].addr = lo;
+			place_held[place_nheld++].pages = EFI_SIZE_TO_PAGES(hi - lo);
+		}
+	}
+	a = 0;
+	if (!EFI_ERROR(st))
+		st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages,
+				       (EFI_MEMORY_TYPE)LDR_EFI_MT_RECLAIM,
+				       EFI_SIZE_TO_PAGES(sp->image_size), &a);
+	if (EFI_ERROR(st)) {
+		log_efi(st, L"reserving a fixed kernel's memory");
+		goto out;
+	}
+	L->stage = a;
+	*ret_base = base;
+	log_info(L"fixed kernel staged at 0x%lx, moved after ExitBootServices", a);
+out:
+	mmap_regions_free(&m, xr);
+	mmap_regions_free(&m, fr);
+	mmap_free(&m);
+	return st;
+}
+
+void place_move(const struct loader *L)
+{
+	if (L->stage)
+		memcpy(phys_to_ptr(L->phys_base), phys_to_ptr(L->stage), L->layout.size);
+}
+
 static EFI_STATUS place_physical(struct loader *L)
 {
 	struct slot_params sp;
@@ -329,9 +445,17 @@ static EFI_STATUS place_physical(struct loader *L)
 			force = &fixed;
 			pre = L"this kernel is not relocatable: its address ";
 		}
+		if (force->kind != OPT_PLACE_ABOVE4G &&
+		    (force->kind != OPT_PLACE_AT || force->value == L->layout.fixed_phys)) {
+			st = place_stage(L, &sp, &base);
+			if (EFI_ERROR(st))
+				return st;
+			count = L->stage ? 1 : 0;
+		}
 	}
-	st = place_in_free(L, &sp, LDR_EFI_MT_KERNEL, L"the kernel", log_verbose, force, pre,
-			   &base, &count, &L->phys_slot);
+	if (!L->stage)
+		st = place_in_free(L, &sp, LDR_EFI_MT_KERNEL, L"the kernel", log_verbose, force, pre,
+				   &base, &count, &L->phys_slot);
 	if (EFI_ERROR(st))
 		return st;
 	place_bits(count, &bi, &bf);
@@ -447,9 +571,15 @@ static EFI_STATUS place_virtual(struct loader *L)
 
 void place_release(struct loader *L)
 {
-	if (L->phys_base)
+	if (L->phys_base && !L->stage)
 		uefi_call_wrapper(BS->FreePages, 2, L->phys_base,
 				  EFI_SIZE_TO_PAGES(L->layout.size));
+	for (; place_nheld; place_nheld--)
+		uefi_call_wrapper(BS->FreePages, 2, place_held[place_nheld - 1].addr,
+				  place_held[place_nheld - 1].pages);
+	if (L->stage)
+		uefi_call_wrapper(BS->FreePages, 2, L->stage, EFI_SIZE_TO_PAGES(L->layout.size));
+	L->stage = 0;
 	L->phys_base = 0;
 }
 
@@ -586,7 +716,7 @@ EFI_STATUS place_kernel(struct loader *L)
 			 pw ? pw : pt, L->virt_base, L->virt_base - L->elf.link_vbase, L->virt_slot,
 			 L->virt_slots, vw ? "" : "kaslr.virt=", vw ? vw : vt);
 	}
-	dest = phys_to_ptr(L->phys_base);
+	dest = phys_to_ptr(L->stage ? L->stage : L->phys_base);
 	err = elf_load(&L->elf, dest, L->layout.size);
 	if (err != LDR_OK) {
 		st = log_ldr(EFI_LOAD_ERROR, err, L"copying the kernel's segments");
