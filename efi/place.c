@@ -343,11 +343,13 @@ static int place_live_in(uint64_t lo, uint64_t hi)
  * still boot services' (OVMF keeps its DXE firmware volume at 9-21 MiB):
  * the parts free now are reserved, the kernel is laid out in a staging
  * copy elsewhere (L->stage) and moved into place once boot services have
- * exited (place_move).  Returns EFI_SUCCESS with L->stage 0 when that is
- * not the case (the memory is free now, or not even free then: the forced
- * placement reserves it or says why not); logs its own failure.
+ * exited (place_move).  Returns EFI_SUCCESS with L->stage 0 when the
+ * memory is free now (the forced placement, force and pre, reserves it);
+ * when it is not free even then, the one line saying why (as force's
+ * would, boot services' memory counted free) and an error.
  */
-static EFI_STATUS place_stage(struct loader *L, struct slot_params *sp, uint64_t *ret_base)
+static EFI_STATUS place_stage(struct loader *L, struct slot_params *sp,
+			      const struct opt_place *force, const CHAR16 *pre, uint64_t *ret_base)
 {
 	struct mem_region avoid[KERNEL_LAYOUT_AVOID_MAX + 1], *fr = NULL, *xr = NULL;
 	uint64_t base = sp->min_addr, end = sp->max_addr;
@@ -363,8 +365,14 @@ static EFI_STATUS place_stage(struct loader *L, struct slot_params *sp, uint64_t
 	st = mmap_convert(&m, e820_free_from_efi, &fr, &nf);
 	if (!EFI_ERROR(st))
 		st = mmap_convert(&m, e820_exit_free_from_efi, &xr, &nx);
-	if (EFI_ERROR(st) || slot_count(fr, nf, sp) || !slot_count(xr, nx, sp))
+	if (EFI_ERROR(st) || slot_count(fr, nf, sp))
 		goto out;
+	if (!slot_count(xr, nx, sp)) {
+		/* not even then: why, boot services' memory counted free */
+		st = place_forced_phys(&m, xr, nx, sp, force, pre, &L->phys_slot);
+		st = EFI_ERROR(st) ? st : EFI_LOAD_ERROR;
+		goto out;
+	}
 	if (place_live_in(base, end)) {
 		st = log_fail(EFI_OUT_OF_RESOURCES,
 			      L"this kernel is not relocatable: firmware's stack or tables lie at its address 0x%lx",
@@ -447,7 +455,7 @@ static EFI_STATUS place_physical(struct loader *L)
 		}
 		if (force->kind != OPT_PLACE_ABOVE4G &&
 		    (force->kind != OPT_PLACE_AT || force->value == L->layout.fixed_phys)) {
-			st = place_stage(L, &sp, &base);
+			st = place_stage(L, &sp, force, pre, &base);
 			if (EFI_ERROR(st))
 				return st;
 			count = L->stage ? 1 : 0;
