@@ -5,9 +5,9 @@
 #
 #   bzImage   the kernel as `make bzImage` wrote it
 #   config    its final .config
-#   cost      "wall=S cpu=S seed=CELL|none": what the build took here (CPU
-#             is user + system of make and its children; seed: the cell
-#             whose build tree this one started from)
+#   cost      "wall=S cpu=S tree=NAME": what the build took here (CPU is
+#             user + system of make and its children; tree: the build
+#             tree it was made in, and what that tree held before)
 #   key       what the cache is keyed on (see below)
 #
 # A cell is test/kconfig/cells/CELL.config: a configuration fragment whose
@@ -15,15 +15,19 @@
 #   # base: TARGET [FRAGMENT...]   make TARGET (tinyconfig, x86_64_defconfig)
 #                                  then merge each FRAGMENT (a file of
 #                                  test/kconfig/) and the cell's own lines
-#   # seed: CELL                   optional: copy that cell's build tree
-#                                  first, so that make rebuilds only what
-#                                  the differing options touch
+#   # tree: CELL                   optional: build in that cell's build
+#                                  tree (reconfigured; the cells take turns
+#                                  under a lock), so that make rebuilds only
+#                                  what the differing options touch.  A copy
+#                                  of a tree would not do: its objtool is
+#                                  built with absolute paths, so a copy
+#                                  rebuilds objtool, and every object with it.
 # Every option line of every merged fragment ("CONFIG_X=y", "# CONFIG_X is
 # not set") must hold in the final .config (olddefconfig may not drop one
 # for an unmet dependency): otherwise the build fails naming it.
 #
-# Out-of-tree: each cell's objects in build/kconfig/obj/CELL (kept: the
-# next build of it, or of a cell seeded from it, is incremental).  Cached
+# Out-of-tree: a cell's objects in build/kconfig/obj/CELL, or its tree's
+# (kept: the next build in it is incremental).  Cached
 # on the key: the source package, the compiler's version and the text of
 # every fragment; a different key rebuilds.  KCONFIG_JOBS (default 2) is
 # make's -j.  Serialised per cell with flock.
@@ -42,7 +46,9 @@ jobs=${KCONFIG_JOBS:-2}
 
 hdr() { sed -n "s/^# $1: *//p" "$frag" | head -n 1; }
 read -r -a base <<<"$(hdr base)"
-seed=$(hdr seed)
+tree=$(hdr tree)
+tree=${tree:-$cell}
+[ -f "$T/cells/$tree.config" ] || die "$frag: no cell '$tree' for its tree"
 [ "${#base[@]}" -ge 1 ] || die "$frag has no '# base:' line"
 frags=()
 for f in "${base[@]:1}"; do
@@ -54,7 +60,7 @@ frags+=("$frag")
 S=$(test/kconfig/fetch.sh) || die "test/kconfig/fetch.sh failed"
 S=$(cd "$S" && pwd)
 C=$B/kconfig/cells/$cell
-O=$(mkdir -p "$B/kconfig/obj" && cd "$B/kconfig/obj" && pwd)/$cell
+O=$(mkdir -p "$B/kconfig/obj" && cd "$B/kconfig/obj" && pwd)/$tree
 mkdir -p "$C" || die "cannot create $C"
 exec 9>"$C/.lock" || die "cannot open $C/.lock"
 flock 9 || die "cannot lock $C/.lock"
@@ -71,16 +77,11 @@ if [ -s "$C/bzImage" ] && [ -s "$C/cost" ] && [ "$(cat "$C/key" 2>/dev/null)" = 
 fi
 rm -f "$C/bzImage" "$C/config" "$C/cost" "$C/key"
 
-used=none
-if [ -n "$seed" ] && [ ! -d "$O" ]; then
-	# the seed cell first (cached or built), then a copy of its tree
-	# with the timestamps kept: make then sees only what changed
-	test/kconfig/build.sh "$seed" >/dev/null || die "seed cell $seed failed"
-	{ rm -rf "$O.tmp" && cp -a "$B/kconfig/obj/$seed" "$O.tmp" && mv "$O.tmp" "$O"; } ||
-		die "cannot copy the build tree of $seed"
-	used=$seed
-fi
+# one build at a time in a tree; what it held before, for the cost line
+exec 8>"$O.lock" || die "cannot open $O.lock"
+flock 8 || die "cannot lock $O.lock"
 mkdir -p "$O" || die "cannot create $O"
+before=$(cat "$O/.kconfig-cell" 2>/dev/null || echo empty)
 
 log=$C/build.log
 echo "build.sh: building $cell in $O (log: $log)" >&2
@@ -107,7 +108,8 @@ done < <(cat "${frags[@]}" | awk '
 	die "building $cell failed (see the end of $log)"
 { cp "$O/arch/x86/boot/bzImage" "$C/bzImage" && cp "$O/.config" "$C/config"; } ||
 	die "cannot copy $cell's bzImage"
-awk -v seed="$used" '{ w += $1; c += $2 + $3 } END { printf "wall=%.0f cpu=%.0f seed=%s\n", w, c, seed }' \
+echo "$cell" >"$O/.kconfig-cell"
+awk -v t="$tree (held $before)" '{ w += $1; c += $2 + $3 } END { printf "wall=%.0f cpu=%.0f tree=%s\n", w, c, t }' \
 	"$C/time.config" "$C/time.build" >"$C/cost"
 echo "$key" >"$C/key"
 echo "$C"
