@@ -13,7 +13,7 @@ DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf 
             systemd-boot-efi systemd sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck \
             swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs python3 shim-unsigned \
-            mmdebstrap efitools dpkg-dev debhelper lintian mandoc groff-base groff
+            mmdebstrap efitools dpkg-dev debhelper lintian mandoc groff-base groff bc flex bison libelf-dev libssl-dev
 
 WARN := -Wall -Wextra -Werror
 
@@ -224,6 +224,8 @@ include test/fuzz/fuzz.mk
 include test/fault/fault.mk
 # make test-matrix: machines, CPUs and memory layouts (test/matrix/matrix.mk)
 include test/matrix/matrix.mk
+# make test-kconfig: Linux built in several configurations (test/kconfig/kconfig.mk)
+include test/kconfig/kconfig.mk
 # make bench [BENCH_QUICK=1]: benchmarks (test/bench/bench.mk)
 include test/bench/bench.mk
 # make install-hooks, make deb (src/tools/install.mk, debian/)

@@ -16,6 +16,9 @@
 #   tier 5: the compatibility matrix's fast cells, two at a time
 #           (test/matrix; make test-matrix runs them all)
 #   tier 6: placement sweeps with build/tools/kaslr-sweep (test/sweep)
+#   tier 7: kernel configurations the loader refused before, made from
+#           Debian's kernel (test/kconfig --quick; make test-kconfig builds
+#           and sweeps them all)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 B=${BUILD:-build}
@@ -170,6 +173,12 @@ echo "== tier 6: placement sweeps (kaslr-sweep)"
 test/sweep/run.sh >"$out/sweep.txt" 2>&1
 grep -E '^(FAIL|sweep:|planted bug: random)' "$out/sweep.txt" | tail -n 20
 count "$out/sweep.txt"
+took
+
+echo "== tier 7: kernel configurations (derived from Debian's kernel)"
+test/kconfig/run.sh --quick >"$out/kconfig.txt" 2>&1
+grep -E '^(FAIL|kconfig:)' "$out/kconfig.txt" | tail -n 20
+count "$out/kconfig.txt"
 took
 
 d=$((SECONDS - t_all))
