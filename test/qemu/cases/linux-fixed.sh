@@ -15,8 +15,8 @@
 #   4. memmap= keeping that memory out: one error line naming the address,
 #      the kernel never starts.
 # (make test's tier 7 sweeps the same kernel at every edge; make
-# placement: no edge - a kernel that is not relocatable loads at its own address whatever the placement asks (tier 7 sweeps it at every edge)
 # test-kconfig boots one built without RELOCATABLE.)
+# placement: no edge - a kernel that is not relocatable loads at its own address whatever the placement asks (tier 7 sweeps it at every edge)
 . test/linux/user.sh
 D=$(test/kconfig/derive.sh) || fail "test/kconfig/derive.sh failed"
 bz=$D/fixed.bzImage
