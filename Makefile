@@ -181,7 +181,7 @@ $(BUILD)/BOOTX64.EFI: $(BUILD)/loader.so $(SBAT_CSV)
 # build/tools/kaslr-policy (src/tools/kaslr-policy.c): writes the embedded
 # policy before signing; linked with the core's own policy, PE and option
 # code, optimised and without sanitizers (it is installed, e.g. by make deb)
-TOOL_CORE := policy pe options sha256 sha256_x86 err
+TOOL_CORE := policy pe options settings sha256 sha256_x86 err
 TOOL_OBJ  := $(TOOL_CORE:%=$(BUILD)/tools/obj/%.o) $(BUILD)/tools/obj/kaslr-policy.o
 POLICY_TOOL := $(BUILD)/tools/kaslr-policy
 DEPS      += $(TOOL_OBJ:.o=.d)
@@ -194,6 +194,16 @@ $(BUILD)/tools/obj/%.o: src/tools/%.c
 	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $(DEPFLAGS) -c $< -o $@
 $(POLICY_TOOL): $(TOOL_OBJ)
 	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $(TOOL_OBJ) -o $@
+
+# build/tools/kaslr-pcr (src/tools/kaslr-pcr.c): predicts the next boot's
+# PCRs from this boot's event log and the ESP; linked with the whole core
+# (the settings, policy, UKI and kernel-format code the loader runs, the
+# event log and Authenticode readers) and libcrypto for the PCR banks
+PCR_OBJ  := $(patsubst src/%.c,$(BUILD)/tools/obj/%.o,$(CORE_SRC)) $(BUILD)/tools/obj/kaslr-pcr.o
+PCR_TOOL := $(BUILD)/tools/kaslr-pcr
+DEPS     += $(PCR_OBJ:.o=.d)
+$(PCR_TOOL): $(PCR_OBJ)
+	$(HOSTCC) $(HOST_BASE_CFLAGS) -O2 $(PCR_OBJ) $(HOST_LDLIBS) -lcrypto -o $@
 
 # build/tools/kaslr-sweep (src/tools/kaslr-sweep.sh): placement sweeps under
 # QEMU + OVMF; it finds build/BOOTX64.EFI beside its own directory, and
@@ -215,7 +225,7 @@ $(BUILD)/tools/report-init.sh: test/linux/init.sh
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
 .PHONY: all deps unit unit-bins run esp test check clean loader payloads install uninstall corpus-tools lint example FORCE
-all: $(BUILD)/BOOTX64.EFI payloads example $(POLICY_TOOL) $(SWEEP_TOOL)
+all: $(BUILD)/BOOTX64.EFI payloads example $(POLICY_TOOL) $(PCR_TOOL) $(SWEEP_TOOL)
 loader: $(BUILD)/BOOTX64.EFI
 
 include payload/payload.mk

@@ -175,8 +175,8 @@ int tpm_measure_cmdline(const char *cmdline, UINT32 len)
 
 	if (!tpm_get())
 		return 0;
-	/* the record's data is the line in UTF-16, and so is what is hashed */
-	n = tpm_utf16(cmdline, len, wide, TPM_EVENT_DATA_MAX);
+	/* the record's data is what is hashed (src/tcglog.c decides the bytes) */
+	n = (UINTN)tcglog_cmdline_event(cmdline, len, wide, TPM_EVENT_DATA_MAX);
 	return tpm_extend(TPM_PCR_CMDLINE, TCG_EV_IPL, wide, n, n);
 }
 

@@ -10,16 +10,7 @@
 #include <efi.h>
 #include "ldr.h"
 
-/* PCRs and event tags (docs/measured-boot.md, "What is measured where") */
-#define TPM_PCR_POLICY  5  /* boot-loader configuration: the policy, the settings */
-#define TPM_PCR_FILES   9  /* the kernel file, each initrd and each module */
-#define TPM_PCR_CMDLINE 12 /* the kernel command line */
-#define TPM_TAG_KERNEL  0x4b4c4b52u /* the kernel file ("RKLK") */
-#define TPM_TAG_POLICY  0x4b4c5043u /* the policy ("CPLK") */
-#define TPM_TAG_INITRD  0x8f3b22ecu /* the tag Linux's EFI stub gives an initrd */
-#define TPM_TAG_MODULE  0x4b4c4d4fu /* a module= file ("OMLK") */
-#define TPM_TAG_SETTINGS 0x4b4c5354u /* the effective settings ("TSLK") */
-#define TPM_TAG_REFUSED 0x4b4c5246u /* a kernel shim refused ("FRLK") */
+#include "tcglog.h" /* the PCRs and tags of the loader's records */
 
 /*
  * EV_EVENT_TAG record into pcr: hash of data[0..len), the tagged event's

@@ -155,6 +155,8 @@
 	X(LDR_E_UKI_CMDLINE, INVALID_PARAMETER, "UKI command line not ASCII or over 4095 characters", NULL) \
 	X(LDR_E_UKI_SIGNATURE, SECURITY_VIOLATION, "no pin admits it, and the firmware refused its signature (db, dbx)", \
 	  "sign it with a key in db (sbsign), or pin it") \
+	/* predicting the next boot's PCRs (src/pcrlog.c, kaslr-pcr) */ \
+	X(LDR_E_PCRLOG, UNSUPPORTED, "the event log allows no exact prediction of that PCR", NULL) \
 	/* end of LDR_ERRORS */
 
 enum ldr_err {

@@ -60,6 +60,8 @@ enum ldr_err tcglog_event(const uint8_t *log, uint64_t len, uint64_t off,
 	if (!ldr_in_bounds(off, 12, len))
 		return LDR_E_TCGLOG;
 	e.sha256 = 0;
+	for (uint32_t i = 0; i < TCGLOG_MAX_ALGS; i++)
+		e.digest[i] = 0;
 	e.pcr = ldr_le32(log + off);
 	e.type = ldr_le32(log + off + 4);
 	count = ldr_le32(log + off + 8);
@@ -79,6 +81,7 @@ enum ldr_err tcglog_event(const uint8_t *log, uint64_t len, uint64_t off,
 			return LDR_E_TCGLOG;
 		if (alg == TCGLOG_ALG_SHA256 && spec->size[k] == 32)
 			e.sha256 = log + p + 2;
+		e.digest[k] = log + p + 2;
 		p += 2 + (uint64_t)spec->size[k];
 	}
 	if (!ldr_in_bounds(p, 4, len))
@@ -92,4 +95,15 @@ enum ldr_err tcglog_event(const uint8_t *log, uint64_t len, uint64_t off,
 	e.size = p + n - off;
 	*ret = e;
 	return LDR_OK;
+}
+
+uint64_t tcglog_cmdline_event(const char *line, uint64_t len, uint8_t *out, uint64_t cap)
+{
+	uint64_t i;
+
+	for (i = 0; i < len && 2 * i + 2 <= cap; i++) {
+		out[2 * i] = (uint8_t)line[i];
+		out[2 * i + 1] = 0;
+	}
+	return 2 * i;
 }

@@ -24,6 +24,7 @@
 #include "options.h"
 #include "pe.h"
 #include "policy.h"
+#include "settings.h"
 #include "sha256.h"
 
 #define TOOL "kaslr-policy"
@@ -437,8 +438,9 @@ static int cmd_keys(int man)
 
 /*
  * The settings text the loader measures into PCR 5, computed as efi/main.c
- * does: the defaults, the policy of a loader image, kaslr.conf, then the
- * load options, each merged by the key table's Secure Boot rules.
+ * does (src/settings.c): the defaults, the policy of a loader image,
+ * kaslr.conf, then the load options, each merged by the key table's
+ * Secure Boot rules.
  */
 static int cmd_settings(int argc, char **argv)
 {
@@ -446,8 +448,12 @@ static int cmd_settings(int argc, char **argv)
 	static struct policy p;
 	static char text[OPT_SETTINGS_MAX + 1];
 	const char *loader = NULL, *conf = NULL, *line = NULL;
+	struct settings_result r;
+	uint8_t *cbuf = NULL;
+	uint64_t clen = 0;
 	int man = 0, secure = 0;
 	size_t len = 0;
+	enum ldr_err err;
 
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
@@ -484,44 +490,27 @@ static int cmd_settings(int argc, char **argv)
 			die("%s: the policy is malformed (the loader refuses to boot)%s", loader, "");
 		free(img);
 	}
-	if (secure && !p.present)
+	if (conf)
+		cbuf = read_all(conf, &clen);
+	err = settings_merge(&p, secure, (const char *)cbuf, clen, line, line ? strlen(line) : 0,
+			     &o, &src, &r);
+	free(cbuf);
+	if (err == LDR_E_POLICY_NONE)
 		die("Secure Boot is on and the loader carries no policy: it refuses to boot%s%s", "", "");
-	options_defaults(&o);
-	policy_to_options(&p, &o);
-	for (int src_n = 0; src_n < 2; src_n++) {
-		const char *what = src_n ? "load options" : conf;
-		uint8_t *buf = NULL;
-		uint64_t n;
-		enum ldr_err err;
-		uint32_t ignored;
-
-		if (src_n == 0 && !conf)
-			continue;
-		if (src_n == 1 && !line)
-			continue;
-		options_defaults(&src);
-		if (src_n == 0) {
-			buf = read_all(conf, &n);
-			err = options_parse_config(&src, (const char *)buf, n);
-		} else {
-			err = options_parse_line(&src, line, strlen(line));
-		}
-		free(buf);
-		if (err != LDR_OK) {
-			fprintf(stderr, TOOL ": %s", what);
-			if (src_n == 0)
-				fprintf(stderr, " line %u", src.bad_line);
-			fprintf(stderr, ": '%s': %s (the loader refuses to boot)\n", src.bad,
-				ldr_strerror(err));
-			return 1;
-		}
-		ignored = options_merge_trust(&o, &src, secure, p.allow, policy_trust(&p));
-		for (unsigned k = 0; k < OPT_K_COUNT; k++)
-			if (ignored & OPT_BIT(k))
-				fprintf(stderr, TOOL ": %s: '%s' ignored: Secure Boot is on and it %s\n",
-					what, options_key_name((enum opt_key_id)k),
-					options_key_risk((enum opt_key_id)k));
+	if (err != LDR_OK) {
+		fprintf(stderr, TOOL ": %s", r.bad_source == SETTINGS_CONF ? conf : "load options");
+		if (r.bad_source == SETTINGS_CONF)
+			fprintf(stderr, " line %u", r.bad_line);
+		fprintf(stderr, ": '%s': %s (the loader refuses to boot)\n", r.bad, ldr_strerror(err));
+		return 1;
 	}
+	for (int s = 0; s < SETTINGS_SOURCES; s++)
+		for (unsigned k = 0; k < OPT_K_COUNT; k++)
+			if (r.ignored[s] & OPT_BIT(k))
+				fprintf(stderr, TOOL ": %s: '%s' ignored: Secure Boot is on and it %s\n",
+					s == SETTINGS_CONF ? conf : "load options",
+					options_key_name((enum opt_key_id)k),
+					options_key_risk((enum opt_key_id)k));
 	if (options_settings_text(&o, text, OPT_SETTINGS_MAX, &len) != LDR_OK)
 		die("the settings text is longer than %s%s", "16 KiB", "");
 	if (!man) {

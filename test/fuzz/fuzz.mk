@@ -2,14 +2,14 @@
 # built with clang from src/*.c; included by the top Makefile (it uses the
 # host flags defined there).  test/fuzz/run.sh runs `make fuzz-build`.
 #
-#   make fuzz-build               $(BUILD)/fuzz/fuzz_{elf,inflate,bzimage,e820,options,fgkaslr,policy,pe,tcglog,uki}
+#   make fuzz-build               $(BUILD)/fuzz/fuzz_{elf,inflate,bzimage,e820,options,fgkaslr,policy,pe,tcglog,uki,authenticode,pcrlog}
 #   make fuzz FUZZ_SECONDS=N      each target N seconds (test/fuzz/run.sh)
 #   make fuzz-smoke               each target ~12 s (test/fuzz/run-smoke.sh)
 
 FUZZ_CC  ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_CFLAGS := $(HOST_BASE_CFLAGS) -O1 -fsanitize=fuzzer $(SAN_CFLAGS)
-FUZZ_TARGETS := elf inflate bzimage e820 options fgkaslr policy pe tcglog uki
+FUZZ_TARGETS := elf inflate bzimage e820 options fgkaslr policy pe tcglog uki authenticode pcrlog
 FUZZ_BIN := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
 # the core is compiled once with the fuzzer's instrumentation and linked
 # into every target

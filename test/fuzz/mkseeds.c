@@ -4,11 +4,11 @@
  * fuzz_e820 (in its input format), option texts for fuzz_options,
  * small gzip/zlib/xz/LZ4-legacy/zstd streams (every gzip header flag,
  * stored blocks, small bombs) for fuzz_inflate, kernel recipes for
- * fuzz_fgkaslr, and TPM event logs for fuzz_tcglog.
+ * fuzz_fgkaslr, and TPM event logs for fuzz_tcglog and fuzz_pcrlog.
  *
  * usage: mkseeds OUTDIR [FIXTURE.mmap...]
  *        (writes OUTDIR/e820, OUTDIR/options, OUTDIR/inflate,
- *        OUTDIR/fgkaslr, OUTDIR/tcglog; captured memory maps from
+ *        OUTDIR/fgkaslr, OUTDIR/tcglog, OUTDIR/pcrlog; captured memory maps from
  *        test/fixtures become e820 seeds too)
  */
 #include <errno.h>
@@ -417,6 +417,68 @@ static void tcglog_seeds(void)
 	write_seed("tcglog", "records", tl_buf, tl_len);
 }
 
+/* one SHA-256-only record: pcr, type, a digest of fill bytes, data */
+static void tl_record(uint32_t pcr, uint32_t type, uint8_t fill, const void *d, uint32_t n)
+{
+	tl_put(pcr, 4);
+	tl_put(type, 4);
+	tl_put(1, 4);
+	tl_put(0x000b, 2);
+	memset(tl_buf + tl_len, fill, 32);
+	tl_len += 32;
+	tl_put(n, 4);
+	memcpy(tl_buf + tl_len, d, n);
+	tl_len += n;
+}
+
+/* a boot through the loader as kaslr-pcr reads it (fuzz_pcrlog): the
+ * firmware's separator and action, the loader's image record with a
+ * device path (an ACPI node, a file path, the end), its policy and
+ * settings records, the command line, the kernel, ExitBootServices */
+static void pcrlog_seeds(void)
+{
+	static const char file[] = "\\EFI\\BOOT\\BOOTX64.EFI";
+	uint8_t img[160] = { 0 }, tag[16] = { 0 };
+	uint32_t n = 32, fl = (uint32_t)(4 + 2 * (sizeof(file)));
+
+	tl_len = 0;
+	tl_put(0, 4);
+	tl_put(3, 4);
+	tl_len += 20;
+	tl_put(16 + 12 + 4 + 1, 4);
+	memcpy(tl_buf + tl_len, "Spec ID Event03", 16);
+	tl_len += 16;
+	tl_put(0, 4);
+	tl_put(0x00000200, 4);
+	tl_put(1, 4);
+	tl_put(0x000b, 2);
+	tl_put(32, 2);
+	tl_put(0, 1);
+	tl_record(4, 4, 0x01, "\0\0\0\0", 4);
+	tl_record(4, 0x80000007, 0x02, "Calling EFI Application from Boot Option", 40);
+	memcpy(img + n, (uint8_t[]){ 2, 1, 12, 0, 0xd0, 0x41, 3, 0x0a, 0, 0, 0, 0 }, 12);
+	n += 12;
+	img[n] = 4;
+	img[n + 1] = 4;
+	img[n + 2] = (uint8_t)fl;
+	for (size_t i = 0; i < sizeof(file); i++)
+		img[n + 4 + 2 * i] = (uint8_t)file[i];
+	n += fl;
+	memcpy(img + n, (uint8_t[]){ 0x7f, 0xff, 4, 0 }, 4);
+	n += 4;
+	img[24] = (uint8_t)(n - 32);
+	tl_record(4, 0x80000003, 0x03, img, n);
+	memcpy(tag, (uint8_t[]){ 0x43, 0x50, 0x4c, 0x4b, 2, 0, 0, 0, 'p', 0 }, 10);
+	tl_record(5, 6, 0x04, tag, 10);
+	memcpy(tag, (uint8_t[]){ 0x54, 0x53, 0x4c, 0x4b, 2, 0, 0, 0, 's', 0 }, 10);
+	tl_record(5, 6, 0x05, tag, 10);
+	tl_record(12, 0xd, 0x06, "q\0u\0", 4);
+	memcpy(tag, (uint8_t[]){ 0x52, 0x4b, 0x4c, 0x4b, 2, 0, 0, 0, 'k', 0 }, 10);
+	tl_record(9, 6, 0x07, tag, 10);
+	tl_record(5, 0x80000007, 0x08, "Exit Boot Services Invocation", 29);
+	write_seed("pcrlog", "boot", tl_buf, tl_len);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -435,5 +497,6 @@ int main(int argc, char **argv)
 	inflate_seeds();
 	fgkaslr_seeds();
 	tcglog_seeds();
+	pcrlog_seeds();
 	return 0;
 }

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.." || exit 1
 S=${1:-60}
 B=${BUILD:-build}
 F=$B/fuzz
-read -r -a TARGETS <<<"${FUZZ_TARGETS:-elf inflate bzimage e820 options fgkaslr policy pe tcglog uki}"
+read -r -a TARGETS <<<"${FUZZ_TARGETS:-elf inflate bzimage e820 options fgkaslr policy pe tcglog uki authenticode pcrlog}"
 mkdir -p "$F"
 # one run at a time per build directory (corpora, logs and seeds are shared)
 exec 9>"$F/.lock"
@@ -33,6 +33,8 @@ max_len() {
 	pe) echo 400000 ;;     # the loader image fits whole
 	tcglog) echo 16384 ;;
 	uki) echo 262144 ;;    # a UKI on Debian's stub with small sections fits whole
+	authenticode) echo 400000 ;; # the loader image fits whole
+	pcrlog) echo 16384 ;;
 	esac
 }
 
@@ -43,6 +45,8 @@ seeds() {
 	inflate) printf '%s\n' "$F/seeds/inflate" "$B/payload" "$F/corpus-cases" ;;
 	bzimage) printf '%s\n' "$F/corpus-cases" ;;
 	policy | pe | tcglog | uki) printf '%s\n' "$F/seeds/$1" ;;
+	authenticode) printf '%s\n' "$F/seeds/pe" "$F/seeds/uki" ;;
+	pcrlog) printf '%s\n' "$F/seeds/pcrlog" "$F/seeds/tcglog" ;;
 	*) printf '%s\n' "$F/seeds/$1" ;;
 	esac
 }

@@ -26,6 +26,16 @@
 #
 #   linux-init: PCRS 0=<hex> 1=<hex> ... 15=<hex>
 #
+# With kl.evlog=1 on the command line, after those: each active PCR bank's
+# PCRs 0-23 and the firmware's event log as the kernel offers it
+# (/sys/kernel/security/tpm0/binary_bios_measurements), in base64 between
+# two marker lines, for kaslr-pcr to read back (test/linux/evlog.sh):
+#
+#   linux-init: BANK sha1 0=<hex> ... 23=<hex>
+#   linux-init: EVLOG BEGIN
+#   <base64 lines>
+#   linux-init: EVLOG END
+#
 # bphits: /sys/kernel/boot_params/data (mode 0444) and any setup_data node
 # an unprivileged user (uid 65534) can read, checked for a 4- or 8-byte
 # field at any 4-byte-aligned offset equal to the physical base ("Kernel
@@ -111,6 +121,18 @@ if [ -r "$d/0" ]; then
 		pcrs="$pcrs $i=$(cat "$d/$i")"
 	done
 	echo "linux-init: PCRS$pcrs"
+fi
+if [ "$(arg kl.evlog)" = 1 ]; then
+	for b in /sys/class/tpm/tpm0/pcr-*; do
+		[ -r "$b/0" ] || continue
+		pcrs=
+		for i in $(seq 0 23); do pcrs="$pcrs $i=$(cat "$b/$i")"; done
+		echo "linux-init: BANK ${b##*/pcr-}$pcrs"
+	done
+	mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+	echo "linux-init: EVLOG BEGIN"
+	base64 </sys/kernel/security/tpm0/binary_bios_measurements
+	echo "linux-init: EVLOG END"
 fi
 
 # boot_params as uid 65534 reads it: hex bytes, one file after the other
