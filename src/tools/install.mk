@@ -5,8 +5,8 @@
 #       the unsigned loader image, kaslr-policy, kaslr-repack, kaslr-esp.sh
 #       (the ESP checks the tools share), guest-clock.sh (kaslr-sweep's
 #       clock) and report-init.sh (test/linux/init.sh, the /init of
-#       kaslr-sweep --initramfs-report) in $(prefix)/lib/kaslr-loader/, kaslr-sweep in
-#       $(prefix)/bin/, kaslr-loader-install and kaslr-loader-update in
+#       kaslr-sweep --initramfs-report) in $(prefix)/lib/kaslr-loader/, kaslr-sweep
+#       and kaslr-pcr in $(prefix)/bin/, kaslr-loader-install and kaslr-loader-update in
 #       $(prefix)/sbin/, the kernel-install plugin, the
 #       /etc/kernel/post{inst,rm}.d hooks, the /etc/initramfs/post-update.d
 #       hook, /etc/kaslr-loader/install.conf (never replaced when it
@@ -37,7 +37,7 @@ KL_PATHS = sed -e 's|/usr/sbin/kaslr-loader|$(prefix)/sbin/kaslr-loader|' \
                -e 's|/etc/kaslr-loader/|$(sysconfdir)/kaslr-loader/|'
 
 .PHONY: install-hooks deb
-install-hooks: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES)
+install-hooks: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(PCR_TOOL) $(HOOK_FILES)
 	install -D -m 0644 $(BUILD)/BOOTX64.EFI $(DESTDIR)$(KL_LIB)/kaslr-loader.efi
 	install -D -m 0755 $(POLICY_TOOL) $(DESTDIR)$(KL_LIB)/kaslr-policy
 	install -D -m 0755 src/tools/kaslr-repack.sh $(DESTDIR)$(KL_LIB)/kaslr-repack
@@ -47,6 +47,7 @@ install-hooks: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES)
 	mkdir -p $(DESTDIR)$(prefix)/bin $(DESTDIR)$(prefix)/sbin $(DESTDIR)$(prefix)/lib/kernel/install.d \
 	         $(DESTDIR)$(sysconfdir)/kernel/postinst.d $(DESTDIR)$(sysconfdir)/kernel/postrm.d \
 	         $(DESTDIR)$(sysconfdir)/kaslr-loader $(DESTDIR)$(sysconfdir)/initramfs/post-update.d
+	install -m 0755 $(PCR_TOOL) $(DESTDIR)$(prefix)/bin/kaslr-pcr
 	$(KL_PATHS) src/tools/kaslr-sweep.sh >$(DESTDIR)$(prefix)/bin/kaslr-sweep
 	$(KL_PATHS) src/tools/kaslr-install.sh >$(DESTDIR)$(prefix)/sbin/kaslr-loader-install
 	$(KL_PATHS) src/tools/hooks/kaslr-loader-update.sh >$(DESTDIR)$(prefix)/sbin/kaslr-loader-update
@@ -71,7 +72,7 @@ install-hooks: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(HOOK_FILES)
 # finds this build directory up to date; dpkg-buildpackage puts the
 # packages beside the copy.
 deb: $(DEB_FILE)
-$(DEB_FILE): $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(SWEEP_TOOL) $(HOOK_FILES) $(wildcard debian/* debian/*/* docs/man/*) \
+$(DEB_FILE): $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(PCR_TOOL) $(SWEEP_TOOL) $(HOOK_FILES) $(wildcard debian/* debian/*/* docs/man/*) \
              src/tools/install.mk LICENSE
 	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || \
 	  { echo "make deb: dpkg-buildpackage and debhelper missing (make deps)" >&2; exit 1; }

@@ -545,7 +545,7 @@ static void gather(const struct pcrlog *l, const char *load_options)
 	add_rec(TPM_PCR_POLICY, (const uint8_t *)nx.settings, nx.settings_len, 0);
 
 	/* the kernel (efi/main.c read_kernel) */
-	loader_path_of(le->path, nx.opt.kernel[0] ? nx.opt.kernel : KERNEL_DEFAULT, path,
+	loader_path_of(le->path, nx.opt.nkernels ? nx.opt.kernels[0] : KERNEL_DEFAULT, path,
 		       sizeof(path));
 	nx.kernel = esp_read(path, &nx.kernel_len, why, sizeof(why));
 	if (!nx.kernel) {
@@ -651,6 +651,8 @@ static void gather(const struct pcrlog *l, const char *load_options)
 		uint64_t len;
 		uint8_t *b;
 
+		if (f->kernel != 0)
+			continue; /* another kernel's of the list: the first boots */
 		loader_path_of(le->path, f->path, path, sizeof(path));
 		b = esp_read(path, &len, why, sizeof(why));
 		if (!b) {

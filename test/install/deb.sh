@@ -60,14 +60,21 @@ if dpkg-deb -f "$deb" Package Version Architecture Depends | grep -q '^Package: 
    [ "$(dpkg-deb -f "$deb" Version)" = "$(dpkg-parsechangelog -l debian/changelog -S Version)" ] &&
    [ "$(dpkg-deb -f "$deb" Version)" = "$(sed -n 's/^#define LDR_VERSION "\(.*\)"/\1/p' efi/bli.h)" ]; then ok control
 else bad control "$(dpkg-deb -f "$deb" 2>&1 | head -n 3)"; fi
-# Depends: what every configuration needs (the C library of kaslr-policy;
-# no essential package); Recommends: efibootmgr (a Boot#### entry on the
+# Depends: what every configuration needs, the shared libraries of the
+# tools alone (kaslr-policy's C library; kaslr-pcr's libcrypto and the
+# decompressors the core links), as dh_shlibdeps finds them; Recommends: efibootmgr (a Boot#### entry on the
 # running system) and sbsigntool (SIGN_KEY, TRUST=shim's checks); the
 # rest suggested; kaslr-sweep depends on what it runs.  apt resolves it
 # from the file.
 dep=$(dpkg-deb -f "$deb" Depends) rec=$(dpkg-deb -f "$deb" Recommends) sug=$(dpkg-deb -f "$deb" Suggests)
 sdep=$(dpkg-deb -f "$sweepdeb" Depends) srec=$(dpkg-deb -f "$sweepdeb" Recommends)
-if [[ $dep == libc6* && $dep != *,* && $rec == *sbsigntool* && $rec == *efibootmgr* &&
+deps_libs=1
+IFS=, read -r -a dl <<<"$dep"
+for d in "${dl[@]}"; do
+	d=${d# }
+	case $d in lib* | zlib1g*) ;; *) deps_libs=0 ;; esac
+done
+if [[ $deps_libs == 1 && $dep == libc6* && $dep == *libssl3* && $rec == *sbsigntool* && $rec == *efibootmgr* &&
       $sug == *binutils* && $sug == *xz-utils* && $sug == *openssl* && $sug == *kaslr-sweep* &&
       $sdep == *qemu-system-x86* && $sdep == *ovmf* && $sdep == *mtools* && $sdep == *"kaslr-loader (= "* &&
       $srec == *busybox-static* && $srec == *cpio* ]]; then
