@@ -574,15 +574,21 @@ static void gather(const struct pcrlog *l, const char *load_options)
 		refused(M(4) | M(9) | M(11) | M(12), path, err);
 		return;
 	}
-	if (ask) {
-		/* shim's Verify measures what it is asked about (its tpm_log_pe) */
+	if (ask || (nx.secure && nx.shim)) {
+		/* shim's Verify measures what it is asked about (its tpm_log_pe),
+		 * and under Secure Boot the loader asks it about every kernel
+		 * (efi/secureboot.c, check_file), pinned or not; what it cannot
+		 * parse as a PE image it refuses unmeasured */
 		static struct authenticode a;
 
 		if (authenticode_ranges(nx.kernel, nx.kernel_len, &a) != LDR_OK) {
-			fail_pcrs(M(4), "%s: not a PE image: shim's Verify would refuse it", path);
-			return;
+			if (ask) {
+				fail_pcrs(M(4), "%s: not a PE image: shim's Verify would refuse it", path);
+				return;
+			}
+		} else {
+			add_rec(4, nx.kernel, nx.kernel_len, 1);
 		}
-		add_rec(4, nx.kernel, nx.kernel_len, 1);
 	}
 
 	if (nx.is_uki) {
