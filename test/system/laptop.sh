@@ -47,7 +47,7 @@ GUIDE=docs/admin-guide.md
 stage=laptop
 nok=0
 check() { # check LABEL COND-STATUS DETAIL
-	if [ "$2" = 0 ]; then echo "ok $stage: $1${3:+ ($3)}"; else echo "FAIL $stage: $1${3:+: $3}"; nok=1; fi
+	if [ "$2" = 0 ]; then echo "ok $stage: $1${3:+ ($3)}"; else echo "FAIL $stage: $1${3:+: $3}"; nok=1; return 1; fi
 }
 info() { echo "info $stage: $*"; }
 die() { echo "FAIL $stage: $*"; exit 1; }
@@ -103,7 +103,7 @@ take install.conf "$(after 'B, shim and a MOK:')" "$(after "C, shim and Debian's
 take install.sh "$(block 'kaslr-loader-update install')"
 take check.sh "$(block 'kaslr-loader-update check')"
 take purge.sh "$(block 'apt purge kaslr-loader')"
-take delete.sh "$(quoted 'mokutil --delete ')"
+take delete.sh "$(block 'mokutil --delete db.cer')"
 [ "$nok" = 0 ] || exit 1
 
 # ---------------------------------------------------------------- the disk
@@ -168,10 +168,10 @@ make_disk() {
 # ---------------------------------------------------------------- the boots
 # boot N [ACTION]: one power-on of the machine, until it powers off or
 # resets; with ACTION, mokmanager.py answers shim's screens meanwhile
-# (its lines in bootN.mok).  The console's text, without escape codes, is
+# (its lines and status in bootN.mok; when it fails, QEMU is stopped).  The console's text, without escape codes, is
 # left in bootN.txt.
 boot() {
-	local n=$1 act=${2:-} log=$R/boot$1.log mpid='' rc t0=$SECONDS
+	local n=$1 act=${2:-} log=$R/boot$1.log rc bpid t0=$SECONDS
 	if [ "$n" -lt "$from" ]; then
 		info "boot $n: as an earlier run left it"
 		return
@@ -179,18 +179,20 @@ boot() {
 		cp --sparse=always "$R/after-$((n - 1))/disk.img" "$R/after-$((n - 1))/vars.fd" "$R/" ||
 			die "cannot restore after-$((n - 1))/"
 	fi
-	if [ -n "$act" ]; then
-		test/system/mokmanager.py "$R/console" "$act" "$PW" >"$R/boot$n.mok" 2>&1 &
-		mpid=$!
-	fi
+	rm -f "$R/qemu.pid"
 	test/qemu/boot.sh --ms --vars "$R/vars.fd" --tpm "$R/tpm" --mem 1G --cpu max \
-		--console "$R/console" --log "$log" --timeout "$T" "$disk" 2>"$R/boot$n.err"
-	rc=$?
-	if [ -n "$mpid" ]; then
-		# the console closed with QEMU: the script has seen the end
-		wait "$mpid"
-		echo "$?" >>"$R/boot$n.mok"
+		--console "$R/console" --log "$log" --timeout "$T" --qemu -pidfile --qemu "$R/qemu.pid" \
+		"$disk" 2>"$R/boot$n.err" &
+	bpid=$!
+	if [ -n "$act" ]; then
+		test/system/mokmanager.py "$R/console" "$act" "$PW" >"$R/boot$n.mok" 2>&1
+		rc=$?
+		echo "$rc" >>"$R/boot$n.mok"
+		# a step that failed leaves the machine waiting at its screen
+		[ "$rc" = 0 ] || kill "$(cat "$R/qemu.pid" 2>/dev/null)" 2>/dev/null
 	fi
+	wait "$bpid"
+	rc=$?
 	tr -d '\r' <"$log" | sed 's/\x1b\[[0-9;?=]*[A-Za-z]//g' >"$R/boot$n.txt"
 	info "boot $n: QEMU ended with status $rc after $((SECONDS - t0)) s"
 	if [ -n "${LAPTOP_KEEP:-}" ]; then
@@ -311,7 +313,7 @@ ran 1 key-moved "set-up C: the key leaves the machine"
 stage=laptop-mok-enrolled
 boot 2 enroll
 [ "$(tail -n 1 "$R/boot2.mok")" = 0 ]
-check "boot 2: MokManager enrolled the key at the console" $? "$(grep '^mokmanager:' "$R/boot2.mok" | tr '\n' '|')"
+check "boot 2: MokManager enrolled the key at the console" $? "$(grep '^mokmanager:' "$R/boot2.mok" | tr '\n' '|')" || exit 1
 boot 3
 booted 3 "$ver" || exit 1
 # shim lists its own certificate (Debian's CA) among them
@@ -371,7 +373,7 @@ ran 6 delete "$(cat "$g/delete.sh") as the guide says"
 ran 6 purge "$(cat "$g/purge.sh")"
 boot 7 delete
 [ "$(tail -n 1 "$R/boot7.mok")" = 0 ]
-check "boot 7: MokManager deleted the key at the console" $? "$(grep '^mokmanager:' "$R/boot7.mok" | tr '\n' '|')"
+check "boot 7: MokManager deleted the key at the console" $? "$(grep '^mokmanager:' "$R/boot7.mok" | tr '\n' '|')" || exit 1
 boot 8
 booted 8 "$newver" || exit 1
 via_grub 8

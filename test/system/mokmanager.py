@@ -20,7 +20,8 @@ ESC [ B as the down arrow).  It prints one "mokmanager: ..." line per screen
 answered.  No time limit of its own: it waits for the next screen until the
 console closes (QEMU exits: test/qemu/boot.sh's limits end a boot that
 hangs).  Exit status 0 when ACTION was carried out to its end, 1 when the
-console closed first (the line says at which screen).
+console closed first or a screen said a step failed (the line says which;
+the machine then waits at that screen: the caller stops it).
 """
 import socket
 import sys
@@ -80,6 +81,11 @@ class Console:
             self.pause(0.3)
 
 
+# what MokManager and shim say when a step failed (each waits for a key)
+FAILURES = ("Password doesn't match", "Invalid password length", "Failed to enroll keys",
+            "Failed to delete keys", "Failed to set variable", "Verification failed")
+
+
 def manage(con, item, title, question, password):
     """MokManager's menus for an enrolment or a deletion."""
     steps = [
@@ -95,8 +101,12 @@ def manage(con, item, title, question, password):
         ("Reboot", [ENTER], "Reboot"),
     ]
     for text, seq, what in steps:
-        if con.wait(text) is None:
+        i = con.wait(text, *FAILURES)
+        if i is None:
             say("the console closed before '%s'" % text)
+            return 1
+        if i > 0:
+            say("'%s' before '%s'" % (FAILURES[i - 1], text))
             return 1
         con.keys(*seq)
         say(what)
