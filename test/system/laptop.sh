@@ -290,13 +290,17 @@ lines 1 entry | while read -r x; do info "boot 1: $x"; done
 stage=laptop-install
 # status 0 from the guide's command NAME in boot N, its last lines otherwise
 ran() { # ran N NAME LABEL
-	[ "$(val "$1" "$2")" = 0 ]
-	check "boot $1: $3" $? "status $(val "$1" "$2")$(lines "$1" "$2" | tail -n 3 | sed 's/^/; /' | tr -d '\n')"
+	if [ "$(val "$1" "$2")" = 0 ]; then
+		check "boot $1: $3" 0 "status 0"
+	else
+		check "boot $1: $3" 1 "status $(val "$1" "$2")$(lines "$1" "$2" | tail -n 3 | sed 's/^/; /' | tr -d '\n')"
+	fi
 }
 ran 1 pkgs "the guide's packages for B and C: $(cat "$g/pkgs.sh")"
 ran 1 deb "$(cat "$g/deb.sh")"
 ran 1 keys "the guide's key commands"
-[ "$(lines 1 key-mode | tr '\n' ' ')" = "700 /etc/kaslr-loader/keys 644 /etc/kaslr-loader/keys/db.cer 644 /etc/kaslr-loader/keys/db.crt 600 /etc/kaslr-loader/keys/db.key " ]
+# the guide: the key 0600 in a directory 0700
+lines 1 key-mode | grep -qx '700 /etc/kaslr-loader/keys' && lines 1 key-mode | grep -qx '600 /etc/kaslr-loader/keys/db.key'
 check "boot 1: the key's modes" $? "$(lines 1 key-mode | tr '\n' ' ')"
 ran 1 install "$(cat "$g/install.sh")"
 ran 1 check "$(cat "$g/check.sh")"
