@@ -13,7 +13,7 @@ DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf 
             systemd-boot-efi systemd sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck \
             swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs python3 shim-unsigned \
-            mmdebstrap efitools dpkg-dev debhelper lintian mandoc groff-base groff bc flex bison libelf-dev libssl-dev
+            mmdebstrap efitools dpkg-dev debhelper lintian mandoc groff-base groff bc flex bison libelf-dev libssl-dev python3-pexpect
 
 WARN := -Wall -Wextra -Werror
 
