@@ -98,11 +98,13 @@ echo "== tier 1e: the install commit under failures and power cuts (host)"
 test/install/commit.sh >"$out/commit.txt" 2>&1
 grep -v '^ok ' "$out/commit.txt" | tail -n 8
 count "$out/commit.txt"
+took
 
 echo "== tier 1f: the kernel hooks against a hostile ESP, TRUST=shim's kernels (host)"
 test/install/hooks.sh >"$out/hooks.txt" 2>&1
 grep -v '^ok ' "$out/hooks.txt" | tail -n 8
 count "$out/hooks.txt"
+took
 
 if [ -x test/fuzz/run-smoke.sh ]; then
 	echo "== tier 2: fuzz smoke"

@@ -90,7 +90,9 @@ die() { echo "$me: $*" >&2; exit 1; }
 # group is stopped, whatever it waits for); stopping this one stops it too
 if [ -z "${KASLR_LOADER_BOUNDED:-}" ]; then
 	case $limit in '' | *[!0-9]*) die "KASLR_LOADER_TIMEOUT=$limit: give whole seconds" ;; esac
-	KASLR_LOADER_BOUNDED=1 timeout -k 5 "$limit" "$BASH" "$0" "$@" &
+	# bash's own "Terminated" notice for a stopped child is left out: the
+	# line below says what happened
+	KASLR_LOADER_BOUNDED=1 timeout -k 5 "$limit" "$BASH" "$0" "$@" 2> >(grep -vx 'Terminated' >&2) &
 	pid=$!
 	trap 'kill -TERM -- "-$pid" "$pid" 2>/dev/null; exit 130' INT TERM HUP
 	wait "$pid"
