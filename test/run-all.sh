@@ -42,6 +42,19 @@ count() { # count FILE: add the "N passed, N failed" line of a tier
 	passed=$((passed + np)); failed=$((failed + nf))
 }
 
+# tier TITLE NAME LINES COMMAND...: COMMAND's output into $out/NAME.txt,
+# its last LINES lines other than "ok ..." shown, its tally added, its
+# duration printed
+tier() {
+	local title=$1 name=$2 n=$3
+	shift 3
+	echo "== $title"
+	"$@" >"$out/$name.txt" 2>&1
+	grep -v '^ok ' "$out/$name.txt" | tail -n "$n"
+	count "$out/$name.txt"
+	took
+}
+
 # tier 4's boots (one QEMU at a time, the injector's plan in order) run
 # beside the host tiers 0-2, which are mostly one process each and would
 # leave the second core idle; its report comes in its place below
@@ -57,17 +70,9 @@ fault_tier() {
 fault_tier &
 fault_pid=$!
 
-echo "== tier 0: shellcheck"
-test/lint.sh >"$out/lint.txt" 2>&1
-grep -v '^ok ' "$out/lint.txt" | tail -n 40
-count "$out/lint.txt"
-took
+tier "tier 0: shellcheck" lint 40 test/lint.sh
 
-echo "== tier 0b: documentation"
-test/doc/run.sh >"$out/doc.txt" 2>&1
-grep -v '^ok ' "$out/doc.txt" | tail -n 20
-count "$out/doc.txt"
-took
+tier "tier 0b: documentation" doc 20 test/doc/run.sh
 
 echo "== tier 1: host unit tests"
 make --no-print-directory unit >"$out/unit.txt" 2>&1
@@ -88,23 +93,11 @@ tail -n 3 "$out/install.txt"
 count "$out/install.txt"
 took
 
-echo "== tier 1d: make deb, dpkg in a root of its own, the kernel hooks (host)"
-test/install/deb.sh >"$out/deb.txt" 2>&1
-grep -v '^ok ' "$out/deb.txt" | tail -n 8
-count "$out/deb.txt"
-took
+tier "tier 1d: make deb, dpkg in a root of its own, the kernel hooks (host)" deb 8 test/install/deb.sh
 
-echo "== tier 1e: the install commit under failures and power cuts (host)"
-test/install/commit.sh >"$out/commit.txt" 2>&1
-grep -v '^ok ' "$out/commit.txt" | tail -n 8
-count "$out/commit.txt"
-took
+tier "tier 1e: the install commit under failures and power cuts (host)" commit 8 test/install/commit.sh
 
-echo "== tier 1f: the kernel hooks against a hostile ESP, TRUST=shim's kernels (host)"
-test/install/hooks.sh >"$out/hooks.txt" 2>&1
-grep -v '^ok ' "$out/hooks.txt" | tail -n 8
-count "$out/hooks.txt"
-took
+tier "tier 1f: the kernel hooks against a hostile ESP, TRUST=shim's kernels (host)" hooks 8 test/install/hooks.sh
 
 if [ -x test/fuzz/run-smoke.sh ]; then
 	echo "== tier 2: fuzz smoke"
@@ -165,11 +158,7 @@ tail -n 1 "$out/fault.txt"
 count "$out/fault.txt"
 took
 
-echo "== tier 5: compatibility matrix (fast cells)"
-MATRIX_JOBS=2 test/matrix/run.sh --fast >"$out/matrix.txt" 2>&1
-grep -v '^ok ' "$out/matrix.txt" | tail -n 20
-count "$out/matrix.txt"
-took
+tier "tier 5: compatibility matrix (fast cells)" matrix 20 env MATRIX_JOBS=2 test/matrix/run.sh --fast
 
 echo "== tier 6: placement sweeps (kaslr-sweep)"
 test/sweep/run.sh >"$out/sweep.txt" 2>&1
