@@ -27,7 +27,11 @@ for _ in 1 2 3 4 5; do
 done
 trap 'kill "${hogs[@]}" 2>/dev/null' EXIT
 t0=$SECONDS
-boot_payload "$esp" --cpu max --timeout "$limit"
+# boot.sh's plain wall-clock backstop (BOOT_WALL_FACTOR times the limit,
+# 4 by default) is not this case's subject: on a shared host whose other
+# jobs also land on this CPU the starved boot has needed more than twelve
+# times its time alone, so the backstop is widened to 30 times the limit
+BOOT_WALL_FACTOR=30 boot_payload "$esp" --cpu max --timeout "$limit"
 wall=$((SECONDS - t0))
 kill "${hogs[@]}" 2>/dev/null
 [ "$RC" != 124 ] || fail "timed out after ${wall}s by the wall clock: the guest's waits were counted"
