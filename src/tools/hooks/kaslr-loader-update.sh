@@ -264,6 +264,12 @@ esl_certs() {
 		off=$((off + lsize))
 	done
 }
+# efivar_copy FILE: FILE, an efivarfs variable, read once from its start
+# into $work/efivar (efivarfs cannot seek: tail -c +N and od -j on the
+# variable itself fail); at most 1 MiB, as esl_certs reads
+efivar_copy() {
+	[ -r "$1" ] && head -c $((1 << 20)) -- "$1" >"$work/efivar" 2>/dev/null
+}
 # shim_certs: the certificates shim checks a kernel against, into
 # $work/certs: shim's own (its .vendor_cert section: four u32, the
 # authorized list's size, the deauthorized list's size, and their offsets
@@ -290,11 +296,10 @@ shim_certs() {
 	if ! ls "$work"/certs/mok-* >/dev/null 2>&1; then
 		for f in "$fw"/efivars/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23 \
 			"$fw"/efivars/MokListRT[0-9]*-605dab50-e046-4300-abb6-3dd810dd8b23; do
-			[ -f "$f" ] && esl_certs "$f" 4 "mok-${f##*/}"
+			efivar_copy "$f" && esl_certs "$work/efivar" 4 "mok-${f##*/}"
 		done
 	fi
-	f=$fw/efivars/db-d719b2cb-3d3a-4596-a3bc-dad00e67656f
-	[ -r "$f" ] && esl_certs "$f" 4 db
+	efivar_copy "$fw/efivars/db-d719b2cb-3d3a-4596-a3bc-dad00e67656f" && esl_certs "$work/efivar" 4 db
 	return 0
 }
 # shim_trusts FILE: one of the certificates shim trusts verifies FILE's signature
@@ -445,7 +450,8 @@ check() {
 	# the policy's settings against install.conf's
 	want="pins"
 	[ "$TRUST" = shim ] && want="pins or shim"
-	have=$(printf '%s\n' "$pol" | sed -n 's/^trust *//p')
+	# (kaslr-policy show explains "pins or shim" in parentheses)
+	have=$(printf '%s\n' "$pol" | sed -n 's/^trust *//p' | sed 's/ (.*//')
 	[ "$have" = "$want" ] || nope "the policy trusts $have, install.conf says TRUST=${TRUST:-pins}"
 	have=$(printf '%s\n' "$pol" | sed -n 's/^cmdline  //p')
 	[ "$have" = "$CMDLINE" ] || nope "the policy's command line is '$have', install.conf's CMDLINE '$CMDLINE'"
