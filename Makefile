@@ -12,8 +12,8 @@ BUILD   := build
 DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf qemu-system-x86 mtools dosfstools \
             systemd-boot-efi systemd sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck \
-            swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs python3 shim-unsigned \
-            mmdebstrap mandoc groff-base libssl-dev
+            swtpm swtpm-tools tpm2-tools xxd clevis-luks clevis-tpm2 cryptsetup-bin jose dpkg busybox-static cpio e2fsprogs python3 shim-unsigned \
+            mmdebstrap efitools dpkg-dev debhelper lintian mandoc groff-base groff bc flex bison libelf-dev libssl-dev python3-pexpect
 
 WARN := -Wall -Wextra -Werror
 
@@ -103,7 +103,7 @@ DECOMP_A  := $(LIBDIR_A)/libz.a $(LIBDIR_A)/liblzma.a $(LIBDIR_A)/liblz4.a \
 EFI_CFLAGS := -std=gnu11 $(WARN) -O2 -g -ffreestanding -fno-stack-protector \
               -fshort-wchar -mno-red-zone -mno-mmx -mno-sse -mgeneral-regs-only \
               -fpic -fno-strict-aliasing -fno-builtin -DGNU_EFI_USE_MS_ABI \
-              -maccumulate-outgoing-args -DLDR_EFI \
+              -maccumulate-outgoing-args -DLDR_EFI $(EFI_DEFINES) \
               -ffunction-sections -fdata-sections -fvisibility=hidden \
               -Iinclude -I$(EFI_INC) -I$(EFI_INC)/x86_64 -I$(EFI_INC)/protocol
 # nothing is exported (hidden visibility; the libraries' symbols excluded),
@@ -207,12 +207,15 @@ $(PCR_TOOL): $(PCR_OBJ)
 
 # build/tools/kaslr-sweep (src/tools/kaslr-sweep.sh): placement sweeps under
 # QEMU + OVMF; it finds build/BOOTX64.EFI beside its own directory, and
-# guest-clock.sh (its time limits) in it
+# in it guest-clock.sh (its time limits) and report-init.sh (the /init of
+# --initramfs-report: test/linux/init.sh, the boot tests' own)
 SWEEP_TOOL := $(BUILD)/tools/kaslr-sweep
-$(SWEEP_TOOL): src/tools/kaslr-sweep.sh $(BUILD)/tools/guest-clock.sh
+$(SWEEP_TOOL): src/tools/kaslr-sweep.sh $(BUILD)/tools/guest-clock.sh $(BUILD)/tools/report-init.sh
 	install -D -m 0755 $< $@
 $(BUILD)/tools/guest-clock.sh: src/tools/guest-clock.sh
 	install -D -m 0644 $< $@
+$(BUILD)/tools/report-init.sh: test/linux/init.sh
+	install -D -m 0755 $< $@
 
 .DEFAULT_GOAL := all
 # Bare .SECONDARY: no intermediate file (the objects the pattern rules make)
@@ -221,7 +224,7 @@ $(BUILD)/tools/guest-clock.sh: src/tools/guest-clock.sh
 .SECONDARY:
 # a recipe that fails leaves no half-written target behind
 .DELETE_ON_ERROR:
-.PHONY: all deps unit run esp test clean loader payloads install uninstall corpus-tools lint example FORCE
+.PHONY: all deps unit unit-bins run esp test check clean loader payloads install uninstall corpus-tools lint example FORCE
 all: $(BUILD)/BOOTX64.EFI payloads example $(POLICY_TOOL) $(PCR_TOOL) $(SWEEP_TOOL)
 loader: $(BUILD)/BOOTX64.EFI
 
@@ -231,10 +234,12 @@ include test/fuzz/fuzz.mk
 include test/fault/fault.mk
 # make test-matrix: machines, CPUs and memory layouts (test/matrix/matrix.mk)
 include test/matrix/matrix.mk
+# make test-kconfig: Linux built in several configurations (test/kconfig/kconfig.mk)
+include test/kconfig/kconfig.mk
 # make bench [BENCH_QUICK=1]: benchmarks (test/bench/bench.mk)
 include test/bench/bench.mk
-# make install-hooks, make deb (src/tools/debian/deb.mk)
-include src/tools/debian/deb.mk
+# make install-hooks, make deb (src/tools/install.mk, debian/)
+include src/tools/install.mk
 # make test-system: a real Debian system, booted and updated (test/system/system.mk)
 include test/system/system.mk
 
@@ -248,8 +253,9 @@ $(EXAMPLE_ELF): include/PROTOCOL.md include/kaslr_boot.h test/example.sh
 deps:
 	@test/deps.sh $(DEB_PKGS)
 
-unit: $(HDR_CHECK) $(UNIT_BIN)
+unit: unit-bins
 	@test/run-unit.sh $(UNIT_BIN)
+unit-bins: $(HDR_CHECK) $(UNIT_BIN)
 
 corpus-tools: $(CORPUS_TOOLS)
 
@@ -275,12 +281,13 @@ $(ESP_IMG): $(BUILD)/BOOTX64.EFI $(PAYLOAD_DEFAULT) test/qemu/mkesp.sh
 # kernel instead.  CONF=file is installed as kaslr.conf.  The policy pins
 # private copies of the files, the ESP's bytes are checked against them
 # before signing, and EFI/kaslr-loader.manifest lists what was written.
-# SHIM=shimx64.efi installs shim at INSTALL_PATH and the loader beside it
-# as grubx64.efi (default: EFI/kaslr-loader/shimx64.efi and a Boot####
-# entry on the running system's ESP, else EFI/BOOT/BOOTX64.EFI).
-# TRUST=shim: a kernel boots if its pin matches or shim verifies it
-# (README, Through shim).
-INSTALL_PATH ?= $(if $(SHIM),,EFI/BOOT/BOOTX64.EFI)
+# INSTALL_PATH= unset: kaslr-install.sh decides, as for the kernel hooks
+# (where the previous install put it; else on the running system's ESP
+# EFI/kaslr-loader/kaslr-loader.efi with a Boot#### entry, else
+# EFI/BOOT/BOOTX64.EFI).  SHIM=shimx64.efi installs shim at the install
+# path (EFI/kaslr-loader/shimx64.efi by default on the running system's
+# ESP) and the loader beside it as grubx64.efi.  TRUST=shim (needs SHIM=):
+# a kernel boots if its pin matches or shim verifies it (docs/admin-guide.md, set-ups B and C).
 ifeq ($(TEST_KERNEL),1)
 KERNEL ?= $(PAYLOAD_DEFAULT)
 endif
@@ -304,12 +311,12 @@ install: $(BUILD)/BOOTX64.EFI $(POLICY_TOOL) $(if $(filter 1,$(TEST_KERNEL)),$(P
 
 # make uninstall ESP=DIR [INSTALL_PATH=...]: takes away what make install
 # (or the kernel hooks) wrote on that ESP, as listed in its manifest
-# EFI/kaslr-loader.manifest, and puts back a file it had replaced (FORCE=1's
-# backup); with INSTALL_PATH= only if the loader is installed there
+# EFI/kaslr-loader.manifest, puts back a file it had replaced (FORCE=1's
+# backup) and deletes the Boot#### entry an install made (BootOrder as
+# before); with INSTALL_PATH= only if the loader is installed there
 uninstall:
 	@[ -n "$(ESP)" ] || { echo "make uninstall: give ESP=DIR, the mounted EFI system partition" >&2; exit 1; }
-	@src/tools/kaslr-install.sh --uninstall --esp "$(ESP)" \
-	   $(if $(filter-out file default,$(origin INSTALL_PATH)),--install-path "$(INSTALL_PATH)")
+	@src/tools/kaslr-install.sh --uninstall --esp "$(ESP)" $(if $(INSTALL_PATH),--install-path "$(INSTALL_PATH)")
 
 run: deps
 	@$(MAKE) --no-print-directory all $(ESP_IMG)
@@ -318,8 +325,14 @@ run: deps
 	 else echo "make run: no PASS from the payload (QEMU status $$rc)"; exit 1; fi
 
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -j2 all
 	@test/run-all.sh
+
+# make check: the quick loop (test/check.sh): build, unit tests, lint and
+# three boots (PIE, higher-half, a Debian kernel), at most 3 minutes on 2
+# cores; it prints its own duration.  make test is the complete suite.
+check: deps
+	@test/check.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -31,19 +31,24 @@ static uint32_t seed_prev_len;
 static uint8_t *seed_mine;    /* the table this loader installed */
 static int seed_var_set;      /* this loader set LoaderRandomSeed */
 
+/* the attributes systemd-boot gives LoaderRandomSeed: volatile */
+#define SEED_VAR_ATTR (EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS)
+
 /*
  * Mix the loader variable name (at most cap bytes) into pool under bit, or
- * under no bit when shorter than credit_min; returns its size, 0 when it
- * is absent, too big or there is no memory for it.
+ * under no bit when shorter than credit_min or when attr_want is not 0
+ * and its attributes are others; returns its size, 0 when it is absent,
+ * too big or there is no memory for it.  *ret_attr: its attributes.
  */
 static UINTN seed_var(struct entropy_pool *pool, CHAR16 *name, UINTN cap, uint32_t bit,
-		      UINTN credit_min)
+		      UINTN credit_min, UINT32 attr_want, UINT32 *ret_attr)
 {
 	UINTN size = cap;
 	UINT32 attr = 0;
 	void *buf = AllocatePool(cap);
 	EFI_STATUS st;
 
+	*ret_attr = 0;
 	if (!buf)
 		return 0;
 	st = uefi_call_wrapper(RT->GetVariable, 5, name, &seed_bli_guid, &attr, &size, buf);
@@ -51,6 +56,9 @@ static UINTN seed_var(struct entropy_pool *pool, CHAR16 *name, UINTN cap, uint32
 		log_warn(L"%s is larger than %d bytes: not used", name, (int)cap);
 	if (EFI_ERROR(st) || size > cap)
 		size = 0;
+	if (attr_want && attr != attr_want)
+		bit = 0;
+	*ret_attr = attr;
 	if (size)
 		entropy_add(pool, size >= credit_min ? bit : 0, buf, size);
 	ldr_wipe(buf, cap);
@@ -62,6 +70,8 @@ static UINTN seed_var(struct entropy_pool *pool, CHAR16 *name, UINTN cap, uint32
 static void seed_gather_chain(struct entropy_pool *pool)
 {
 	void *t = NULL;
+	UINT32 attr;
+	EFI_STATUS st;
 	UINTN n;
 
 	if (!EFI_ERROR(LibGetSystemConfigurationTable(&seed_table_guid, &t)) && t) {
@@ -73,9 +83,21 @@ static void seed_gather_chain(struct entropy_pool *pool)
 		log_info(L"an earlier stage left a %d-byte LINUX_EFI_RANDOM_SEED table",
 			 (int)seed_prev_len);
 	}
-	n = seed_var(pool, L"LoaderRandomSeed", SEED_CHAIN_MAX, KB_RNG_CHAIN, SEED_CHAIN_MIN);
-	if (n)
+	/* only as systemd-boot leaves it, volatile: a non-volatile one was
+	 * planted (root writes one through efivarfs, a firmware shell one
+	 * with any bytes) and would count on every boot.  Such a one is mixed
+	 * in without counting, and deleted: the loader's own volatile one
+	 * then takes its place (seed_table_install) */
+	n = seed_var(pool, L"LoaderRandomSeed", SEED_CHAIN_MAX, KB_RNG_CHAIN, SEED_CHAIN_MIN,
+		     SEED_VAR_ATTR, &attr);
+	if (n && attr != SEED_VAR_ATTR) {
+		st = uefi_call_wrapper(RT->SetVariable, 5, L"LoaderRandomSeed", &seed_bli_guid, 0,
+				       0, NULL);
+		log_warn(L"LoaderRandomSeed has attributes 0x%x, not systemd-boot's 0x%x: not counted as entropy, %s",
+			 attr, SEED_VAR_ATTR, EFI_ERROR(st) ? L"and it cannot be deleted" : L"deleted");
+	} else if (n) {
 		log_info(L"an earlier stage left a %d-byte LoaderRandomSeed", (int)n);
+	}
 }
 
 void seed_gather(struct loader *L, struct entropy_pool *pool)
@@ -84,6 +106,7 @@ void seed_gather(struct loader *L, struct entropy_pool *pool)
 	void *buf = NULL;
 	UINT64 size = 0, count = 0;
 	EFI_TIME now;
+	UINT32 attr;
 	EFI_STATUS st;
 
 	seed_file_size = 0;
@@ -113,7 +136,7 @@ void seed_gather(struct loader *L, struct entropy_pool *pool)
 	/* as systemd-boot does: the machine's token (a copied disk image
 	 * then still differs per machine), the boot's monotonic count and
 	 * the time, none of them counted as entropy */
-	seed_var(pool, L"LoaderSystemToken", SEED_TOKEN_MAX, 0, 0);
+	seed_var(pool, L"LoaderSystemToken", SEED_TOKEN_MAX, 0, 0, 0, &attr);
 	if (!EFI_ERROR(uefi_call_wrapper(BS->GetNextMonotonicCount, 1, &count)))
 		entropy_add(pool, 0, &count, sizeof(count));
 	if (!EFI_ERROR(uefi_call_wrapper(RT->GetTime, 2, &now, NULL)))

@@ -16,7 +16,10 @@
 
 /*
  * Mix into pool (before entropy_finish): an earlier stage's seed
- * (KB_RNG_CHAIN when at least 32 bytes), \loader\random-seed when its size
+ * (KB_RNG_CHAIN when at least 32 bytes; the LoaderRandomSeed variable
+ * only with systemd-boot's attributes, boot-service and runtime access
+ * and volatile - any other is mixed in uncounted and deleted, with a
+ * warning), \loader\random-seed when its size
  * is within systemd-boot's limits (KB_RNG_SEEDFILE, credited only once
  * seed_refresh rewrote it), LoaderSystemToken, the monotonic count and
  * the time (uncredited).  Never fails: a file or variable that cannot be

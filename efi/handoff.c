@@ -442,6 +442,8 @@ EFI_STATUS handoff_boot(struct loader *L)
 	zglue_leave();
 	if (log_verbose && L->proto->after_exit)
 		L->proto->after_exit(L);
+	/* a kernel fixed where boot services' memory was: into place now */
+	place_move(L);
 	/* the secrets, then everything the loader knew about the layout */
 	entry = L->entry;
 	entry_state = L->proto->entry_state;

@@ -4,7 +4,10 @@
  * checked and kept, its payload decompressed here), or a bare vmlinux (ELF
  * plus its appended relocation table), is placed in a physical slot and in
  * Linux's own virtual KASLR window, and entered at its physical
- * startup_64 with RSI = boot_params.  initrd= files are concatenated at a
+ * startup_64 with RSI = boot_params.  A bzImage built without
+ * RANDOMIZE_BASE (no relocation table) keeps its virtual address; one
+ * built without RELOCATABLE runs only at its pref_address (one warning;
+ * under Secure Boot only if the policy allows nokaslr).  initrd= files are concatenated at a
  * random page-aligned address of their own.
  * The protocol's data itself is src/linux_boot.c; here is the firmware
  * side: one allocation below 4 GiB, of the
@@ -30,6 +33,7 @@
 #include "linux_boot.h"
 #include "linux_cmdline.h"
 #include "bzimage.h"
+#include "elf_pages.h"
 #include "file.h"
 #include "sha256.h"
 #include "zglue.h"
@@ -70,6 +74,8 @@ static struct {
 	uint32_t initrd_addr_max;
 	uint16_t xloadflags;
 	uint32_t cmdline_size;
+	uint8_t relocatable;
+	uint64_t pref_address;
 } lx_hdr;
 
 /* the initrds, concatenated */
@@ -130,6 +136,8 @@ static EFI_STATUS linux_unpack_bzimage(struct loader *L)
 	lx_hdr.initrd_addr_max = bz.initrd_addr_max;
 	lx_hdr.xloadflags = bz.xloadflags;
 	lx_hdr.cmdline_size = bz.cmdline_size;
+	lx_hdr.relocatable = bz.relocatable;
+	lx_hdr.pref_address = bz.pref_address;
 	lx_hdr.present = 1;
 	/* the bzImage itself is no longer needed once this is released */
 	if (L->image_buf != L->file)
@@ -138,6 +146,57 @@ static EFI_STATUS linux_unpack_bzimage(struct loader *L)
 	L->image_size = len;
 	L->image_cap = cap;
 	log_info(L"%s: %ld bytes of vmlinux.bin", L->kernel_path, len);
+	return EFI_SUCCESS;
+}
+
+/*
+ * verbose: how many of the kernel's pages are writable and executable and
+ * why - pages its init segment's code and data share, mapped so as Linux's
+ * own early page tables map all of that segment until it frees init
+ * memory; every other page keeps W^X.
+ */
+static void linux_log_wx(struct loader *L)
+{
+	struct elf_page_range r[ELF_PAGE_RANGES_MAX];
+	unsigned n = 0, i;
+	uint64_t pages = 0, first = 0;
+
+	if (!log_verbose || elf_page_map(&L->elf, r, ELF_PAGE_RANGES_MAX, &n, NULL) != LDR_OK)
+		return;
+	for (i = 0; i < n; i++)
+		if ((r[i].flags & (PT_W | PT_X)) == (PT_W | PT_X)) {
+			first = pages ? first : r[i].off;
+			pages += r[i].size / PAGE_SIZE;
+		}
+	if (pages)
+		log_info(L"W^X: %ld kernel pages RWX (first +0x%lx): %s, as Linux maps them; no other",
+			 pages, first, L->elf.wx_by_section ? L"init code and data share them"
+							    : L"an RWX segment, no section headers");
+}
+
+/*
+ * A bzImage that is not relocatable runs only at its own address: one
+ * warning, or under Secure Boot a refusal unless the policy allows what
+ * nokaslr would do (its layout is then public).
+ */
+static EFI_STATUS linux_fixed(struct loader *L)
+{
+	struct kernel_layout *k = &L->layout;
+	enum ldr_err err;
+
+	if (L->secure && !(L->policy->allow & OPT_BIT(OPT_K_NOKASLR)))
+		return log_fail(EFI_SECURITY_VIOLATION,
+				L"%s is not relocatable: Secure Boot is on and the policy does not allow nokaslr",
+				L->kernel_path);
+	err = linux_fixed_base(&L->elf, lx_hdr.pref_address, &k->fixed_phys);
+	if (err != LDR_OK)
+		return log_ldr(EFI_LOAD_ERROR, err, L"%s", L->kernel_path);
+	/* and where it is linked, virtually too, table or not */
+	k->vwin_hi = k->vwin_lo + k->size;
+	k->phys_fixed_why = "fixed: not relocatable";
+	k->virt_fixed_why = "fixed: not relocatable";
+	log_warn(L"%s is not relocatable: it loads at its own address, no KASLR",
+		 L->kernel_path);
 	return EFI_SUCCESS;
 }
 
@@ -150,11 +209,15 @@ static EFI_STATUS linux_load(struct loader *L)
 
 	SetMem(&lx_hdr, sizeof(lx_hdr), 0);
 	if (!L->elf_probed) {
-		/* a bzImage: its payload is the vmlinux, parsed once here */
+		/* a bzImage: its payload is the vmlinux (with or without a
+		 * relocation table), parsed once here */
+		struct elf_limits lim = elf_default_limits();
+
 		st = linux_unpack_bzimage(L);
 		if (EFI_ERROR(st))
 			return st;
-		L->elf_err = elf_parse(L->image_buf, L->image_size, NULL, &L->elf);
+		lim.linux_payload = 1;
+		L->elf_err = elf_parse(L->image_buf, L->image_size, &lim, &L->elf);
 		L->elf_probed = 1;
 	}
 	err = L->elf_err;
@@ -163,7 +226,7 @@ static EFI_STATUS linux_load(struct loader *L)
 			       L->kernel_path);
 	if (!linux_detect(&L->elf))
 		return log_fail(EFI_LOAD_ERROR,
-				L"%s: the bzImage's payload is not an x86-64 vmlinux with its relocation table",
+				L"%s: the bzImage's payload is not an x86-64 vmlinux",
 				L->kernel_path);
 	if (lx_hdr.present && lx_hdr.cmdline_size && L->opt.cmdline_len > lx_hdr.cmdline_size)
 		return log_fail(EFI_INVALID_PARAMETER,
@@ -180,12 +243,22 @@ static EFI_STATUS linux_load(struct loader *L)
 	k->vwin_lo = lo;
 	k->vwin_hi = hi;
 	/* it starts at its physical startup_64, identity-mapped; its init
-	 * segment is RWX by Linux's own linker script */
+	 * segment is RWX by Linux's own linker script (linux_log_wx) */
 	k->enter_phys = 1;
 	k->phys_alias_x = 1;
 	/* a bzImage whose header does not allow above 4 GiB stays below */
 	if (lx_hdr.present && !(lx_hdr.xloadflags & LINUX_XLF_ABOVE_4G))
 		k->max_end = 4 * GIB;
+	if (lx_hdr.present && !lx_hdr.relocatable) {
+		st = linux_fixed(L);
+		if (EFI_ERROR(st))
+			return st;
+	} else if (linux_virt_fixed(&L->elf)) {
+		k->virt_fixed_why = "fixed: no relocation table";
+		log_warn(L"%s has no relocation table (no RANDOMIZE_BASE): only its physical address is random",
+			 L->kernel_path);
+	}
+	linux_log_wx(L);
 	return linux_cmdline_placement(L);
 }
 
@@ -384,7 +457,7 @@ static enum ldr_err linux_finish(struct loader *L, const struct handoff_env *env
 	a.acpi_rsdp = env->acpi_rsdp;
 	a.kernel_size = L->layout.size;
 	a.link_phys = L->elf.pbase;
-	a.kaslr = !L->opt.nokaslr;
+	a.kaslr = !L->opt.nokaslr && !L->layout.fixed_phys;
 	a.e820 = work;
 	a.e820_count = n;
 	if (seed_strong(L->sources)) {

@@ -50,6 +50,13 @@ struct kernel_layout {
 	uint64_t vwin_lo;   /* virtual window for loaded offset 0: a base is */
 	uint64_t vwin_hi;   /* drawn in [vwin_lo, vwin_hi); both 0: the kernel
 			       runs at its physical address */
+	uint64_t fixed_phys; /* not 0: the kernel runs only at this physical
+				base (not relocatable); nothing is drawn */
+	/* not NULL: why the physical (virtual) base is fixed, for the
+	 * placement line ("not relocatable"); the virtual one is fixed when
+	 * the window holds one position */
+	const char *phys_fixed_why;
+	const char *virt_fixed_why;
 	int enter_phys;     /* jump to phys_base + entry_off, not the virtual entry */
 	int phys_alias_x;   /* the kernel's physical alias keeps its execute
 			       rights (it starts there); otherwise the alias is
@@ -128,6 +135,8 @@ struct loader {
 
 	/* placement */
 	uint64_t phys_base;
+	uint64_t stage;      /* not 0: the kernel is laid out here and moved to
+				phys_base after ExitBootServices (place_move) */
 	uint64_t virt_base;  /* run-time address of loaded offset 0 */
 	uint64_t phys_slots;
 	uint64_t virt_slots;
@@ -154,6 +163,13 @@ extern const struct fgk_alloc place_fgk_alloc;
 
 /* Give back the kernel's pages (a boot that failed after place_kernel). */
 void place_release(struct loader *L);
+
+/*
+ * After ExitBootServices: a kernel staged elsewhere (L->stage, a fixed
+ * address part of which was boot services' memory) moved into place.  No
+ * firmware call.
+ */
+void place_move(const struct loader *L);
 
 /*
  * A 4 KiB-aligned range of size bytes for data the kernel gets (a module,

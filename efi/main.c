@@ -1,5 +1,5 @@
 /*
- * main.c - efi_main: the loader's steps in order (README, "How it works").
+ * main.c - efi_main: the loader's steps in order (kaslr-loader(7), BOOT STEPS).
  * Each step reports its own failure once and returns an EFI status, which
  * goes back to whoever started the loader.  No step here knows which boot
  * protocol the kernel speaks: that is behind efi/proto.h.
@@ -208,12 +208,13 @@ static void protect_decompressors(struct loader *L)
 	ldr_wipe(&canary, sizeof(canary));
 }
 
-static EFI_STATUS kernel_path(struct loader *L, CHAR16 *path, UINTN cap)
+/* the path of kernel k of the list (0: the first, or the default) */
+static EFI_STATUS kernel_path(struct loader *L, uint32_t k, CHAR16 *path, UINTN cap)
 {
+	const char *name = options_kernel(&L->opt, k);
 	EFI_STATUS st;
 
-	st = file_path_of_option(L->li, L->opt.kernel[0] ? L->opt.kernel : KERNEL_DEFAULT, path,
-				 cap);
+	st = file_path_of_option(L->li, name[0] ? name : KERNEL_DEFAULT, path, cap);
 	if (EFI_ERROR(st))
 		return log_efi(st, L"kernel path too long");
 	return EFI_SUCCESS;
@@ -225,14 +226,21 @@ EFI_STATUS loader_too_big(const struct loader *L, const CHAR16 *path)
 		       L"%s: more than %ld bytes (raise kaslr.maxsize=)", path, L->opt.max_kernel);
 }
 
-/* Read the kernel file, check its pinned hash, decompress it if it is. */
-static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
+/*
+ * Read the kernel file, check its pinned hash, decompress it if it is.
+ * next: the path of the kernel to try when shim refuses this one (NULL:
+ * none), *ret_next set when that is why it was not booted.
+ */
+static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path, const CHAR16 *next,
+			      int *ret_next)
 {
+	static int cmdline_measured;
 	struct file_failure ff;
 	enum decomp_format fmt;
 	enum ldr_err err;
 	EFI_STATUS st;
 
+	*ret_next = 0;
 	st = file_read(L->li->DeviceHandle, path, LDR_FILE_MAX, &L->file, &L->file_size, &ff);
 	if (EFI_ERROR(st))
 		return file_report(st, L"kernel", path, &ff);
@@ -240,12 +248,15 @@ static EFI_STATUS read_kernel(struct loader *L, const CHAR16 *path)
 		return log_ldr(EFI_LOAD_ERROR, LDR_E_EMPTY_FILE, L"kernel %s", path);
 	/* a unified kernel image: its trust, measurements and sections (efi/uki.c) */
 	if (uki_detect(L->file, L->file_size))
-		return uki_open(L, path);
-	tpm_measure_cmdline(L->opt.cmdline, L->opt.cmdline_len);
+		return uki_open(L, path, next, ret_next);
+	/* once: a kernel shim refused leaves the line measured for the next */
+	if (!cmdline_measured)
+		tpm_measure_cmdline(L->opt.cmdline, L->opt.cmdline_len);
+	cmdline_measured = 1;
 
 	/* the bytes hashed (and measured) are the bytes used: no second read */
-	st = policy_check_file(L, POLICY_KERNEL, path, L->file, L->file_size,
-			       L->opt.have_sha256 ? L->opt.sha256 : NULL);
+	st = policy_check_kernel(L, path, L->file, L->file_size,
+				 L->opt.have_sha256 ? L->opt.sha256 : NULL, next, ret_next);
 	if (EFI_ERROR(st))
 		return st;
 	LOG_MARK(MARK_READ);
@@ -304,6 +315,40 @@ static void release_image(struct loader *L)
 	file_free(L->file, L->file_size);
 	L->file = NULL;
 	uki_release();
+}
+
+/*
+ * The kernels of the list in order, until one passes the gate: the next
+ * is tried only when shim refused the one before (efi/secureboot.c says
+ * when that can happen: a TRUST=shim policy under Secure Boot).  The one
+ * read stays in L, and L->opt keeps it alone, with its initrds.
+ */
+static EFI_STATUS read_kernels(struct loader *L, CHAR16 *path)
+{
+	static CHAR16 next[OPT_PATH_MAX];
+	uint32_t k, n = options_kernel_count(&L->opt);
+	int again = 0;
+	EFI_STATUS st;
+
+	st = kernel_path(L, 0, path, OPT_PATH_MAX);
+	for (k = 0; !EFI_ERROR(st); k++) {
+		if (k + 1 < n) {
+			st = kernel_path(L, k + 1, next, OPT_PATH_MAX);
+			if (EFI_ERROR(st))
+				return st;
+		}
+		st = read_kernel(L, path, k + 1 < n ? next : NULL, &again);
+		if (!EFI_ERROR(st)) {
+			options_choose_kernel(&L->opt, k);
+			return EFI_SUCCESS;
+		}
+		if (!again)
+			return st;
+		release_image(L);
+		CopyMem(path, next, sizeof(next));
+		st = EFI_SUCCESS;
+	}
+	return st;
 }
 
 void loader_wipe_secrets(struct loader *L)
@@ -368,9 +413,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	log_step(L"entropy", MARK_ENTROPY);
 	protect_decompressors(L);
 
-	st = kernel_path(L, path, OPT_PATH_MAX);
-	if (!EFI_ERROR(st))
-		st = read_kernel(L, path);
+	st = read_kernels(L, path);
 	if (!EFI_ERROR(st)) {
 		log_step(L"read and decompress", MARK_UNPACK);
 		st = load_kernel(L, path);

@@ -6,6 +6,8 @@
  * then the segments are copied there and relocated - with the functions
  * shuffled first when the protocol asks for function-granular KASLR.
  */
+#include <string.h>
+
 #include "loader.h"
 #include "log.h"
 #include "memmap.h"
@@ -68,11 +70,13 @@ static void place_force_text(const struct opt_place *f, char buf[OPT_PLACE_TEXT_
 
 /*
  * The slot kaslr.phys= names among the free ones, or the one line saying
- * why it names none for this kernel.  Out: *ret_idx.
+ * why it names none for this kernel; the lines about an address start
+ * with pre ("kaslr.phys=", or what fixes the address) and the address as
+ * given.  Out: *ret_idx.
  */
 static EFI_STATUS place_forced_phys(const struct efi_mmap *m, const struct mem_region *free_r,
 				    size_t nfree, const struct slot_params *sp,
-				    const struct opt_place *f, uint64_t *ret_idx)
+				    const struct opt_place *f, const CHAR16 *pre, uint64_t *ret_idx)
 {
 	struct mem_region *e820 = NULL;
 	size_t ne = 0;
@@ -111,35 +115,40 @@ static EFI_STATUS place_forced_phys(const struct efi_mmap *m, const struct mem_r
 	switch (why) {
 	case SLOT_WHY_MISALIGNED:
 		return log_fail(EFI_INVALID_PARAMETER,
-				L"kaslr.phys=%a: not a usable slot: not a multiple of the kernel's alignment 0x%lx",
-				t, sp->align);
+				L"%s%a: not a usable slot: not a multiple of the kernel's alignment 0x%lx",
+				pre, t, sp->align);
 	case SLOT_WHY_WINDOW:
 		return log_fail(EFI_INVALID_PARAMETER,
-				L"kaslr.phys=%a: not a usable slot: a %ld-byte kernel there leaves the window [0x%lx, 0x%lx) (kaslr.min, kaslr.max, the kernel's own limit; 0 = top of RAM)",
-				t, sp->image_size, sp->min_addr, sp->max_addr);
+				L"%s%a: not a usable slot: a %ld-byte kernel there leaves the window [0x%lx, 0x%lx) (kaslr.min, kaslr.max, the kernel's own limit; 0 = top of RAM)",
+				pre, t, sp->image_size, sp->min_addr, sp->max_addr);
 	case SLOT_WHY_NOT_RAM:
 		return log_fail(EFI_INVALID_PARAMETER,
-				L"kaslr.phys=%a: not a usable slot: not all RAM at [0x%lx, 0x%lx)",
-				t, f->value, end);
+				L"%s%a: not a usable slot: not all RAM at [0x%lx, 0x%lx)",
+				pre, t, f->value, end);
 	case SLOT_WHY_AVOIDED:
 		return log_fail(EFI_INVALID_PARAMETER,
-				L"kaslr.phys=%a: not a usable slot: touches a range kept out (the loader's image, memmap=) at [0x%lx, 0x%lx)",
-				t, f->value, end);
+				L"%s%a: not a usable slot: touches a range kept out (the loader's image, memmap=) at [0x%lx, 0x%lx)",
+				pre, t, f->value, end);
 	case SLOT_WHY_OK: /* a slot after all: the maps disagree */
 	case SLOT_WHY_NOT_FREE:
 	default:
 		return log_fail(EFI_INVALID_PARAMETER,
-				L"kaslr.phys=%a: not a usable slot: overlaps memory firmware or the loader is using at [0x%lx, 0x%lx)",
-				t, f->value, end);
+				L"%s%a: not a usable slot: overlaps memory firmware or the loader is using at [0x%lx, 0x%lx)",
+				pre, t, f->value, end);
 	}
 }
 
 /*
- * verbose: the raw firmware map, one descriptor a line in the fixture format
- * of test/fixtures/ (type attribute physical_start number_of_pages, hex)
+ * verbose, in a loader built with LDR_LOG_EFI_MAP (test/fixtures/capture.sh
+ * builds one): the raw firmware map, one descriptor a line in the fixture
+ * format of test/fixtures/ (type attribute physical_start number_of_pages,
+ * hex).  Not in every verbose build: a firmware console takes some 20 ms a
+ * line under emulation, and the e820 form printed next says what the
+ * placement used.
  */
 static void place_log_efi_map(const struct efi_mmap *m)
 {
+#ifdef LDR_LOG_EFI_MAP
 	const uint8_t *p = m->buf;
 	UINTN off;
 
@@ -149,6 +158,9 @@ static void place_log_efi_map(const struct efi_mmap *m)
 		log_info(L"efi-mmap: %x %lx %lx %lx", d->Type, d->Attribute,
 			 d->PhysicalStart, d->NumberOfPages);
 	}
+#else
+	(void)m;
+#endif
 }
 
 /* verbose: each region with the slots it holds for this kernel */
@@ -185,6 +197,28 @@ static void place_bits(uint64_t n, unsigned *ret_int, unsigned *ret_frac)
 }
 
 /*
+ * What nothing of the kernel's may touch, into avoid[] (room for
+ * KERNEL_LAYOUT_AVOID_MAX + 1) and sp: the loader's own image (already not
+ * free, listed to say so) and what the protocol keeps the kernel (and its
+ * data) out of.  Returns how many.
+ */
+static size_t place_avoid(const struct loader *L, struct slot_params *sp,
+			  struct mem_region *avoid)
+{
+	size_t n = 0;
+
+	avoid[n].addr = (uint64_t)(UINTN)L->li->ImageBase;
+	avoid[n].size = L->li->ImageSize;
+	avoid[n].type = E820_RESERVED;
+	avoid[n++].flags = 0;
+	for (size_t i = 0; i < L->layout.navoid && i < KERNEL_LAYOUT_AVOID_MAX; i++)
+		avoid[n++] = L->layout.avoid[i];
+	sp->avoid = avoid;
+	sp->navoid = n;
+	return n;
+}
+
+/*
  * Draw a position for sp->image_size bytes uniformly over the ones memory
  * that is free now offers (sp's alignment and window, clear of the
  * loader's image and the layout's keep-out ranges), and reserve it as
@@ -193,7 +227,8 @@ static void place_bits(uint64_t n, unsigned *ret_int, unsigned *ret_frac)
  */
 static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32 type,
 				const CHAR16 *what, int log_maps, const struct opt_place *force,
-				uint64_t *ret_base, uint64_t *ret_count, uint64_t *ret_idx)
+				const CHAR16 *force_pre, uint64_t *ret_base, uint64_t *ret_count,
+				uint64_t *ret_idx)
 {
 	struct efi_mmap m;
 	struct mem_region *free_r = NULL;
@@ -212,17 +247,7 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 	st = mmap_convert(&m, e820_free_from_efi, &free_r, &nfree);
 	if (EFI_ERROR(st))
 		goto out;
-
-	/* the loader's own image: already not free, listed to say so */
-	avoid[navoid].addr = (uint64_t)(UINTN)L->li->ImageBase;
-	avoid[navoid].size = L->li->ImageSize;
-	avoid[navoid].type = E820_RESERVED;
-	avoid[navoid++].flags = 0;
-	/* what the protocol keeps the kernel (and its data) out of */
-	for (size_t i = 0; i < L->layout.navoid && i < KERNEL_LAYOUT_AVOID_MAX; i++)
-		avoid[navoid++] = L->layout.avoid[i];
-	sp->avoid = avoid;
-	sp->navoid = navoid;
+	navoid = place_avoid(L, sp, avoid);
 	/* a map may list memory past the CPU's physical address width */
 	if (L->phys_limit && (sp->max_addr == 0 || sp->max_addr > L->phys_limit))
 		sp->max_addr = L->phys_limit;
@@ -242,7 +267,7 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 
 	navoid0 = navoid;
 	if (force && force->kind != OPT_PLACE_RANDOM) {
-		st = place_forced_phys(&m, free_r, nfree, sp, force, &fidx);
+		st = place_forced_phys(&m, free_r, nfree, sp, force, force_pre, &fidx);
 		if (EFI_ERROR(st))
 			goto out;
 		/* that slot or none: a refusal is not followed by another */
@@ -260,8 +285,8 @@ static EFI_STATUS place_in_free(struct loader *L, struct slot_params *sp, UINT32
 		sp->navoid = navoid0;
 		(void)slot_at(free_r, nfree, sp, fidx, &at);
 		st = log_fail(EFI_OUT_OF_RESOURCES,
-			      L"kaslr.phys=%a: not a usable slot: firmware refused it at [0x%lx, 0x%lx)",
-			      t, at, at + sp->image_size);
+			      L"%s%a: not a usable slot: firmware refused it at [0x%lx, 0x%lx)",
+			      force_pre, t, at, at + sp->image_size);
 		goto out;
 	}
 	if (err == LDR_E_NO_SLOT) {
@@ -292,9 +317,122 @@ out:
 	return st;
 }
 
+/* ------------------------------------------- a kernel at a fixed address */
+
+/* the free parts of a fixed kernel's range, reserved while it is staged */
+#define PLACE_HELD_MAX 8
+static struct {
+	uint64_t addr, pages;
+} place_held[PLACE_HELD_MAX];
+static unsigned place_nheld;
+
+/*
+ * Does [lo, hi) hold what the loader still runs on after ExitBootServices,
+ * in firmware's memory: its stack (64 KiB below RSP), its page-table root,
+ * its GDT or IDT?
+ */
+static int place_live_in(uint64_t lo, uint64_t hi)
+{
+	struct __attribute__((packed)) {
+		uint16_t limit;
+		uint64_t base;
+	} g, i;
+	uint64_t rsp, cr3;
+
+	__asm__ volatile("mov %%rsp, %0; mov %%cr3, %1; sgdt %2; sidt %3"
+			 : "=r"(rsp), "=r"(cr3), "=m"(g), "=m"(i));
+	cr3 &= ~(uint64_t)(PAGE_SIZE - 1);
+	return (rsp < hi + 64 * KIB && rsp + PAGE_SIZE > lo) || (cr3 < hi && cr3 + PAGE_SIZE > lo) ||
+	       (g.base < hi && g.base + g.limit >= lo) || (i.base < hi && i.base + i.limit >= lo);
+}
+
+/*
+ * A kernel that runs only at sp's one slot, where part of the memory is
+ * still boot services' (OVMF keeps its DXE firmware volume at 9-21 MiB):
+ * the parts free now are reserved, the kernel is laid out in a staging
+ * copy elsewhere (L->stage) and moved into place once boot services have
+ * exited (place_move).  Returns EFI_SUCCESS with L->stage 0 when the
+ * memory is free now (the forced placement, force and pre, reserves it);
+ * when it is not free even then, the one line saying why (as force's
+ * would, boot services' memory counted free) and an error.
+ */
+static EFI_STATUS place_stage(struct loader *L, struct slot_params *sp,
+			      const struct opt_place *force, const CHAR16 *pre, uint64_t *ret_base)
+{
+	struct mem_region avoid[KERNEL_LAYOUT_AVOID_MAX + 1], *fr = NULL, *xr = NULL;
+	uint64_t base = sp->min_addr, end = sp->max_addr;
+	EFI_PHYSICAL_ADDRESS a;
+	size_t nf = 0, nx = 0;
+	struct efi_mmap m;
+	EFI_STATUS st;
+
+	st = mmap_get(&m);
+	if (EFI_ERROR(st))
+		return log_efi(st, L"GetMemoryMap");
+	place_avoid(L, sp, avoid);
+	st = mmap_convert(&m, e820_free_from_efi, &fr, &nf);
+	if (!EFI_ERROR(st))
+		st = mmap_convert(&m, e820_exit_free_from_efi, &xr, &nx);
+	if (EFI_ERROR(st) || slot_count(fr, nf, sp))
+		goto out;
+	if (!slot_count(xr, nx, sp)) {
+		/* not even then: why, boot services' memory counted free */
+		st = place_forced_phys(&m, xr, nx, sp, force, pre, &L->phys_slot);
+		st = EFI_ERROR(st) ? st : EFI_LOAD_ERROR;
+		goto out;
+	}
+	if (place_live_in(base, end)) {
+		st = log_fail(EFI_OUT_OF_RESOURCES,
+			      L"this kernel is not relocatable: firmware's stack or tables lie at its address 0x%lx",
+			      base);
+		goto out;
+	}
+	for (size_t i = 0; i < nf && !EFI_ERROR(st); i++) {
+		uint64_t lo = fr[i].addr > base ? fr[i].addr : base;
+		uint64_t hi = fr[i].addr + fr[i].size < end ? fr[i].addr + fr[i].size : end;
+
+		if (lo >= hi)
+			continue;
+		a = lo;
+		st = place_nheld == PLACE_HELD_MAX ? EFI_OUT_OF_RESOURCES :
+		     uefi_call_wrapper(BS->AllocatePages, 4, AllocateAddress,
+				       (EFI_MEMORY_TYPE)LDR_EFI_MT_KERNEL, EFI_SIZE_TO_PAGES(hi - lo), &a);
+		if (!EFI_ERROR(st)) {
+			place_held[place_nheld].addr = lo;
+			place_held[place_nheld++].pages = EFI_SIZE_TO_PAGES(hi - lo);
+		}
+	}
+	a = 0;
+	if (!EFI_ERROR(st))
+		st = uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages,
+				       (EFI_MEMORY_TYPE)LDR_EFI_MT_RECLAIM,
+				       EFI_SIZE_TO_PAGES(sp->image_size), &a);
+	if (EFI_ERROR(st)) {
+		log_efi(st, L"reserving a fixed kernel's memory");
+		goto out;
+	}
+	L->stage = a;
+	*ret_base = base;
+	log_info(L"fixed kernel staged at 0x%lx, moved after ExitBootServices", a);
+out:
+	mmap_regions_free(&m, xr);
+	mmap_regions_free(&m, fr);
+	mmap_free(&m);
+	return st;
+}
+
+void place_move(const struct loader *L)
+{
+	if (L->stage)
+		memcpy(phys_to_ptr(L->phys_base), phys_to_ptr(L->stage), L->layout.size);
+}
+
 static EFI_STATUS place_physical(struct loader *L)
 {
 	struct slot_params sp;
+	struct opt_place fixed;
+	const struct opt_place *force = &L->opt.phys;
+	const CHAR16 *pre = L"kaslr.phys=";
 	uint64_t base = 0, count = 0;
 	unsigned bi, bf;
 	EFI_STATUS st;
@@ -310,13 +448,39 @@ static EFI_STATUS place_physical(struct loader *L)
 		sp.max_addr = L->layout.max_end;
 		log_info(L"the kernel must end by 0x%lx", sp.max_addr);
 	}
-	st = place_in_free(L, &sp, LDR_EFI_MT_KERNEL, L"the kernel", log_verbose, &L->opt.phys,
-			   &base, &count, &L->phys_slot);
+	if (L->layout.fixed_phys) {
+		/* its own address or none: the window is that one slot, which
+		 * kaslr.phys=lowest or highest name too; otherwise forced there,
+		 * so that one line says why it is not usable */
+		sp.min_addr = L->layout.fixed_phys;
+		sp.max_addr = L->layout.fixed_phys + sp.image_size;
+		if (force->kind == OPT_PLACE_RANDOM) {
+			SetMem(&fixed, sizeof(fixed), 0);
+			fixed.kind = OPT_PLACE_AT;
+			fixed.value = L->layout.fixed_phys;
+			force = &fixed;
+			pre = L"this kernel is not relocatable: its address ";
+		}
+		if (force->kind != OPT_PLACE_ABOVE4G &&
+		    (force->kind != OPT_PLACE_AT || force->value == L->layout.fixed_phys)) {
+			st = place_stage(L, &sp, force, pre, &base);
+			if (EFI_ERROR(st))
+				return st;
+			count = L->stage ? 1 : 0;
+		}
+	}
+	if (!L->stage)
+		st = place_in_free(L, &sp, LDR_EFI_MT_KERNEL, L"the kernel", log_verbose, force, pre,
+				   &base, &count, &L->phys_slot);
 	if (EFI_ERROR(st))
 		return st;
 	place_bits(count, &bi, &bf);
 	log_info(L"physical slots: %ld (%d.%02d bits)", count, bi, bf);
-	if (L->opt.phys.kind != OPT_PLACE_RANDOM) {
+	if (L->layout.fixed_phys) {
+		/* its own address, the only one: neither drawn nor chosen */
+		L->phys_slots = 1;
+		L->phys_slot = 0;
+	} else if (L->opt.phys.kind != OPT_PLACE_RANDOM) {
 		/* chosen, not drawn: every slot counted, the one told */
 		L->flags |= KB_FLAG_FORCED;
 		L->phys_slots = count;
@@ -345,7 +509,7 @@ EFI_STATUS place_blob(struct loader *L, uint64_t size, uint64_t max_end, UINT32 
 	sp.align = PAGE_SIZE;
 	sp.min_addr = L->opt.min_addr > PLACE_FLOOR ? L->opt.min_addr : PLACE_FLOOR;
 	sp.max_addr = end;
-	return place_in_free(L, &sp, mem_type, what, 0, NULL, ret_addr,
+	return place_in_free(L, &sp, mem_type, what, 0, NULL, NULL, ret_addr,
 			     ret_count ? ret_count : &count, NULL);
 }
 
@@ -423,9 +587,15 @@ static EFI_STATUS place_virtual(struct loader *L)
 
 void place_release(struct loader *L)
 {
-	if (L->phys_base)
+	if (L->phys_base && !L->stage)
 		uefi_call_wrapper(BS->FreePages, 2, L->phys_base,
 				  EFI_SIZE_TO_PAGES(L->layout.size));
+	for (; place_nheld; place_nheld--)
+		uefi_call_wrapper(BS->FreePages, 2, place_held[place_nheld - 1].addr,
+				  place_held[place_nheld - 1].pages);
+	if (L->stage)
+		uefi_call_wrapper(BS->FreePages, 2, L->stage, EFI_SIZE_TO_PAGES(L->layout.size));
+	L->stage = 0;
 	L->phys_base = 0;
 }
 
@@ -549,14 +719,20 @@ EFI_STATUS place_kernel(struct loader *L)
 	{
 		char pt[OPT_PLACE_TEXT_MAX], vt[OPT_PLACE_TEXT_MAX];
 
+		const char *pw = L->layout.phys_fixed_why, *vw = L->layout.virt_fixed_why;
+
 		place_force_text(&L->opt.phys, pt);
 		place_force_text(&L->opt.virt, vt);
-		/* one line a test harness can read (kaslr-sweep does) */
-		log_info(L"placement: phys 0x%lx slot %ld of %ld (kaslr.phys=%a), virt 0x%lx offset 0x%lx slot %ld of %ld (kaslr.virt=%a)",
-			 L->phys_base, L->phys_slot, L->phys_slots, pt, L->virt_base,
-			 L->virt_base - L->elf.link_vbase, L->virt_slot, L->virt_slots, vt);
+		/* one line a test harness can read (kaslr-sweep does); in
+		 * brackets how each base was chosen: "kaslr.phys=random" (drawn,
+		 * or the lowest with nokaslr), "kaslr.phys=lowest" (forced), or
+		 * "fixed: <why>" when the kernel allows one address only */
+		log_info(L"placement: phys 0x%lx slot %ld of %ld (%a%a), virt 0x%lx offset 0x%lx slot %ld of %ld (%a%a)",
+			 L->phys_base, L->phys_slot, L->phys_slots, pw ? "" : "kaslr.phys=",
+			 pw ? pw : pt, L->virt_base, L->virt_base - L->elf.link_vbase, L->virt_slot,
+			 L->virt_slots, vw ? "" : "kaslr.virt=", vw ? vw : vt);
 	}
-	dest = phys_to_ptr(L->phys_base);
+	dest = phys_to_ptr(L->stage ? L->stage : L->phys_base);
 	err = elf_load(&L->elf, dest, L->layout.size);
 	if (err != LDR_OK) {
 		st = log_ldr(EFI_LOAD_ERROR, err, L"copying the kernel's segments");

@@ -48,25 +48,39 @@ static const struct shim_lock *shim_find(void)
 	return s;
 }
 
-/*
- * A kernel no pin admits, under a TRUST=shim policy with shim there:
- * shim's Verify on exactly the bytes read (and then measured and used).
- */
-static EFI_STATUS shim_verify_kernel(struct loader *L, const CHAR16 *path, const void *buf,
-				     UINT64 len)
+EFI_STATUS secureboot_shim_verify(struct loader *L, const void *buf, UINT64 len)
 {
-	EFI_STATUS st;
-
+	if (!L->secure || !L->shim)
+		return EFI_NOT_STARTED;
 	if (len > SHIM_VERIFY_MAX)
+		return EFI_BAD_BUFFER_SIZE;
+	return L->shim->verify((void *)buf, (UINT32)len);
+}
+
+EFI_STATUS secureboot_shim_refused(const char *apath, const CHAR16 *path, UINT64 len,
+				   EFI_STATUS vst, const CHAR16 *next, int *ret_next)
+{
+	static const char what[] = "refused by shim: ";
+	char text[sizeof(what) + OPT_PATH_MAX];
+	UINTN n = sizeof(what) - 1, i;
+
+	CopyMem(text, (void *)what, n);
+	for (i = 0; apath[i] && n + 1 < sizeof(text); i++)
+		text[n++] = apath[i];
+	text[n] = 0;
+	tpm_measure_tagged(TPM_PCR_FILES, TPM_TAG_REFUSED, text, text, n);
+	if (next) {
+		*ret_next = 1;
+		log_warn(L"%s: not booted (shim: %r): %a; trying the next kernel, %s", path, vst,
+			 ldr_strerror(LDR_E_SHIM_REFUSED), next);
+		return EFI_SECURITY_VIOLATION;
+	}
+	if (vst == EFI_BAD_BUFFER_SIZE)
 		return log_ldr(EFI_SECURITY_VIOLATION, LDR_E_SHIM_REFUSED,
 			       L"%s: refusing to boot: %ld bytes, more than shim can verify", path,
 			       len);
-	st = L->shim->verify((void *)buf, (UINT32)len);
-	if (EFI_ERROR(st))
-		return log_ldr(EFI_SECURITY_VIOLATION, LDR_E_SHIM_REFUSED,
-			       L"%s: refusing to boot (shim: %r)", path, st);
-	log_info(L"%s: signature verified by shim", path);
-	return EFI_SUCCESS;
+	return log_ldr(EFI_SECURITY_VIOLATION, LDR_E_SHIM_REFUSED,
+		       L"%s: refusing to boot (shim: %r)", path, vst);
 }
 
 EFI_STATUS secureboot_init(struct loader *L)
@@ -77,7 +91,7 @@ EFI_STATUS secureboot_init(struct loader *L)
 	int sb = sb_var(L"SecureBoot");
 
 	L->secure_known = sb >= 0;
-	L->secure = sb == 1 && sb_var(L"SetupMode") == 0;
+	L->secure = policy_secure_boot(sb, sb_var(L"SetupMode"));
 	L->policy = &sb_policy;
 	L->shim = shim_find();
 	err = pe_find_section(base, L->li->ImageSize, PE_VIEW_MEMORY, POLICY_SECTION, &s);
@@ -94,14 +108,16 @@ EFI_STATUS secureboot_init(struct loader *L)
 	return EFI_SUCCESS;
 }
 
-EFI_STATUS policy_check_file(struct loader *L, enum policy_kind kind, const CHAR16 *path,
-			     const void *buf, UINT64 len, const uint8_t *pin)
+/* The gate for every kind of file; next and ret_next: policy_check_kernel's. */
+static EFI_STATUS check_file(struct loader *L, enum policy_kind kind, const CHAR16 *path,
+			     const void *buf, UINT64 len, const uint8_t *pin, const CHAR16 *next,
+			     int *ret_next)
 {
 	char apath[OPT_PATH_MAX];
 	uint8_t digest[32];
 	enum ldr_err err;
 	int ask_shim;
-	EFI_STATUS st;
+	EFI_STATUS vst = EFI_NOT_STARTED;
 	UINTN i;
 
 	/* paths on the ESP are ASCII here (they came from ASCII options) */
@@ -125,23 +141,45 @@ EFI_STATUS policy_check_file(struct loader *L, enum policy_kind kind, const CHAR
 	else
 		have = tpm_measure_tagged_digest(TPM_PCR_FILES, TPM_TAG_INITRD, "Linux initrd", buf,
 						 len, want ? digest : NULL);
-	if (want) {
-		if (!have)
-			sha256(buf, len, digest);
-		err = policy_check_trust(L->policy, L->secure, L->shim != NULL, kind, apath, digest,
-					 pin, &ask_shim);
-		if (err != LDR_OK)
-			return log_ldr(EFI_SECURITY_VIOLATION, err, L"%s: refusing to boot", path);
-		if (ask_shim) {
-			st = shim_verify_kernel(L, path, buf, len);
-			if (EFI_ERROR(st))
-				return st;
-		} else if (L->secure && L->policy->trust_shim && L->shim && kind == POLICY_INITRD) {
-			log_info(L"%s: admitted by the policy's trust in shim, measured", path);
-		} else {
-			log_info(L"%s: sha256 matches%s", path,
-				 have ? L" (the TPM measurement's digest)" : L"");
-		}
+	/* A shim 15.x built with its own certificate halts the machine in
+	 * ExitBootServices unless its second stage called Verify.  So under
+	 * Secure Boot, with shim there, every kernel goes to Verify, once, on
+	 * these bytes; what shim says counts only where the policy's rules
+	 * ask it (below: a kernel no pin admits, under TRUST=shim). */
+	if (kind == POLICY_KERNEL)
+		vst = secureboot_shim_verify(L, buf, len);
+	if (!want)
+		return EFI_SUCCESS;
+	if (!have)
+		sha256(buf, len, digest);
+	err = policy_check_trust(L->policy, L->secure, L->shim != NULL, kind, apath, digest, pin,
+				 &ask_shim);
+	if (err != LDR_OK)
+		return log_ldr(EFI_SECURITY_VIOLATION, err, L"%s: refusing to boot", path);
+	if (ask_shim) {
+		if (EFI_ERROR(vst))
+			return secureboot_shim_refused(apath, path, len, vst, next, ret_next);
+		log_info(L"%s: signature verified by shim", path);
+	} else if (L->secure && L->policy->trust_shim && L->shim && kind == POLICY_INITRD) {
+		log_info(L"%s: admitted by the policy's trust in shim, measured", path);
+	} else {
+		log_info(L"%s: sha256 matches%s", path,
+			 have ? L" (the TPM measurement's digest)" : L"");
+		if (vst != EFI_NOT_STARTED)
+			log_info(L"%s: pinned; shim's Verify said %r (not needed)", path, vst);
 	}
 	return EFI_SUCCESS;
+}
+
+EFI_STATUS policy_check_file(struct loader *L, enum policy_kind kind, const CHAR16 *path,
+			     const void *buf, UINT64 len, const uint8_t *pin)
+{
+	return check_file(L, kind, path, buf, len, pin, NULL, NULL);
+}
+
+EFI_STATUS policy_check_kernel(struct loader *L, const CHAR16 *path, const void *buf,
+			       UINT64 len, const uint8_t *pin, const CHAR16 *next, int *ret_next)
+{
+	*ret_next = 0;
+	return check_file(L, POLICY_KERNEL, path, buf, len, pin, next, ret_next);
 }

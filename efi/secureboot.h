@@ -30,4 +30,36 @@ EFI_STATUS secureboot_init(struct loader *L);
 EFI_STATUS policy_check_file(struct loader *L, enum policy_kind kind, const CHAR16 *path,
 			     const void *buf, UINT64 len, const uint8_t *pin);
 
+/*
+ * policy_check_file for a kernel of the list.  Under Secure Boot with shim
+ * there, the kernel's bytes always go to shim's Verify (once): a shim 15.x
+ * halts in ExitBootServices otherwise; its verdict counts only for a
+ * kernel no pin admits under a TRUST=shim policy.  When shim refuses such
+ * a kernel: a record in PCR 9 after the kernel's own ("refused by shim:
+ * PATH"), then with next (the path of the next kernel to try) one warning
+ * line, EFI_SECURITY_VIOLATION and *ret_next set; without, the one error
+ * line.  *ret_next is 0 on every other outcome.
+ */
+EFI_STATUS policy_check_kernel(struct loader *L, const CHAR16 *path, const void *buf,
+			       UINT64 len, const uint8_t *pin, const CHAR16 *next, int *ret_next);
+
+/*
+ * shim's Verify on exactly the bytes read (and then measured and used),
+ * for every kernel - a unified kernel image's whole file too - under
+ * Secure Boot with shim there; EFI_NOT_STARTED otherwise, and
+ * EFI_BAD_BUFFER_SIZE, without asking, for more than shim takes.
+ */
+EFI_STATUS secureboot_shim_verify(struct loader *L, const void *buf, UINT64 len);
+
+/*
+ * A kernel that only shim could admit, refused by it (vst: Verify's
+ * answer): a record saying so after its measurement in PCR 9 (a boot that
+ * goes on to the next kernel then never measures like one that named that
+ * kernel alone), and one line - with next (the next kernel's path) a
+ * warning, EFI_SECURITY_VIOLATION and *ret_next set; else the error line.
+ * apath: path in ASCII, as measured.
+ */
+EFI_STATUS secureboot_shim_refused(const char *apath, const CHAR16 *path, UINT64 len,
+				   EFI_STATUS vst, const CHAR16 *next, int *ret_next);
+
 #endif

@@ -116,7 +116,7 @@ int tpm_measure_tagged(UINT32 pcr, UINT32 tag, const char *desc, const void *dat
 	/* Linux's initrd record carries its ASCII text, and so does the
 	 * settings record (the text itself); our other records UTF-16.  A
 	 * description cut short is only that: the hash covers data. */
-	if (tag == TPM_TAG_INITRD || tag == TPM_TAG_SETTINGS) {
+	if (tag == TPM_TAG_INITRD || tag == TPM_TAG_SETTINGS || tag == TPM_TAG_REFUSED) {
 		n = n < cap ? n : cap;
 		CopyMem(te->Event, (void *)desc, n);
 	} else {
@@ -137,18 +137,25 @@ int tpm_measure_tagged_digest(UINT32 pcr, UINT32 tag, const char *desc, const vo
 			      UINT64 len, UINT8 ret_sha256[32])
 {
 	EFI_TCG2_PROTOCOL *t;
-	EFI_PHYSICAL_ADDRESS first = 0, last = 0;
+	EFI_PHYSICAL_ADDRESS first = 0, last = 0, before = 0;
 	BOOLEAN truncated = FALSE;
 	struct tcglog_spec spec;
 	struct tcglog_event e;
 	UINT64 fsize;
 
-	if (tpm_measure_tagged(pcr, tag, desc, data, len) != 1 || !ret_sha256)
+	/* where the log ended before: a protocol that says it measured but
+	 * appended nothing leaves an older record last, and the one before
+	 * may carry the same event data (every initrd's is "Linux initrd") */
+	if (ret_sha256 && (t = tpm_get()) != NULL &&
+	    EFI_ERROR(uefi_call_wrapper(t->GetEventLog, 5, t, EFI_TCG2_EVENT_LOG_FORMAT_TCG_2,
+					&first, &before, &truncated)))
+		before = 0;
+	if (tpm_measure_tagged(pcr, tag, desc, data, len) != 1 || !ret_sha256 || !before)
 		return 0;
 	t = tpm_get();
 	if (EFI_ERROR(uefi_call_wrapper(t->GetEventLog, 5, t, EFI_TCG2_EVENT_LOG_FORMAT_TCG_2,
 					&first, &last, &truncated)) ||
-	    !first || last <= first || truncated)
+	    !first || last <= first || last <= before || truncated)
 		return 0;
 	/* firmware memory, each record bounded by TCGLOG_EVENT_MAX; the
 	 * record must be the one just written, byte for byte in its event */

@@ -2,14 +2,14 @@
  * tpm.h - measured boot: what the loader extends into the TPM's PCRs
  * before ExitBootServices (through EFI_TCG2_PROTOCOL), and the event log
  * handed to Linux.  Without a TPM nothing is measured and nothing fails;
- * a TPM error is one warning and the boot goes on (README, Secure Boot
- * and TPM).
+ * a TPM error is one warning and the boot goes on (docs/measured-boot.md).
  */
 #ifndef EFI_TPM_H
 #define EFI_TPM_H
 
 #include <efi.h>
 #include "ldr.h"
+
 #include "tcglog.h" /* the PCRs and tags of the loader's records */
 
 /*
@@ -30,10 +30,12 @@ int tpm_measure_settings(const char *text, UINTN len);
 /*
  * tpm_measure_tagged, and when ret_sha256 is not NULL the SHA-256 digest
  * the firmware computed for that measurement, read back from the record it
- * appended to the event log (checked to be this measurement: last, PCR,
- * type, event data).  Returns 1 when ret_sha256 holds the digest (the data
- * need not be hashed again), 0 otherwise (no TPM, a TPM error, no SHA-256
- * bank, a log that did not take the record).
+ * appended to the event log (checked to be this measurement: a record
+ * after the one that was last before the call, the last one now, its PCR,
+ * type and event data).  Returns 1 when ret_sha256 holds the digest (the
+ * data need not be hashed again), 0 otherwise (no TPM, a TPM error, no
+ * SHA-256 bank, a log that did not take the record - even when the record
+ * before, another initrd's say, carries the same event data).
  */
 int tpm_measure_tagged_digest(UINT32 pcr, UINT32 tag, const char *desc, const void *data,
 			      UINT64 len, UINT8 ret_sha256[32]);

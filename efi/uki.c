@@ -53,6 +53,9 @@ void uki_release(void)
 		file_free(uki_rd, uki_rd_size);
 	uki_rd = NULL;
 	uki_rd_size = 0;
+	/* the next kernel of the list may be no UKI */
+	uki_on = 0;
+	uki_have_os = 0;
 }
 
 /* paths on the ESP are ASCII here (they came from ASCII options) */
@@ -93,21 +96,26 @@ static EFI_STATUS uki_firmware_verdict(struct loader *L, const CHAR16 *path)
  * (sha256=, or the policy's) checked where one applies.  Under Secure
  * Boot a UKI the pin does not admit may still boot on its own signature,
  * as it would through its stub: shim's Verify under a TRUST=shim policy
- * with shim there, the firmware's db and dbx otherwise.
+ * with shim there, the firmware's db and dbx otherwise.  With shim there
+ * under Secure Boot the whole file goes to shim's Verify whatever the pin
+ * says (a shim 15.x halts in ExitBootServices otherwise); a refusal that
+ * counts moves on to next as for any kernel (secureboot_shim_refused).
  */
-static EFI_STATUS uki_trust(struct loader *L, const CHAR16 *path)
+static EFI_STATUS uki_trust(struct loader *L, const CHAR16 *path, const CHAR16 *next,
+			    int *ret_next)
 {
 	const uint8_t *pin = L->opt.have_sha256 ? L->opt.sha256 : NULL;
 	char apath[OPT_PATH_MAX];
 	uint8_t digest[32];
 	int want, have, ask_shim = 0;
 	enum ldr_err err;
-	EFI_STATUS st;
+	EFI_STATUS st, vst;
 
 	uki_ascii(path, apath, sizeof(apath));
 	want = policy_wants_digest(L->policy, L->secure, POLICY_KERNEL, apath, pin);
 	have = tpm_measure_tagged_digest(TPM_PCR_FILES, TPM_TAG_KERNEL, apath, L->file,
 					 L->file_size, want ? digest : NULL);
+	vst = secureboot_shim_verify(L, L->file, L->file_size);
 	if (!want)
 		return EFI_SUCCESS;
 	if (!have)
@@ -119,14 +127,8 @@ static EFI_STATUS uki_trust(struct loader *L, const CHAR16 *path)
 		return EFI_SUCCESS;
 	}
 	if (err == LDR_OK) {
-		if (L->file_size > SHIM_VERIFY_MAX)
-			return log_ldr(EFI_SECURITY_VIOLATION, LDR_E_SHIM_REFUSED,
-				       L"%s: refusing to boot: %ld bytes, more than shim can verify",
-				       path, L->file_size);
-		st = L->shim->verify(L->file, (UINT32)L->file_size);
-		if (EFI_ERROR(st))
-			return log_ldr(EFI_SECURITY_VIOLATION, LDR_E_SHIM_REFUSED,
-				       L"%s: refusing to boot (shim: %r)", path, st);
+		if (EFI_ERROR(vst))
+			return secureboot_shim_refused(apath, path, L->file_size, vst, next, ret_next);
 		log_info(L"%s: signature verified by shim", path);
 		return EFI_SUCCESS;
 	}
@@ -297,13 +299,13 @@ static EFI_STATUS uki_take_initrd(struct loader *L, const CHAR16 *path)
 	return EFI_SUCCESS;
 }
 
-EFI_STATUS uki_open(struct loader *L, const CHAR16 *path)
+EFI_STATUS uki_open(struct loader *L, const CHAR16 *path, const CHAR16 *next, int *ret_next)
 {
 	enum ldr_err err;
 	EFI_STATUS st;
 
 	uki_on = 1;
-	st = uki_trust(L, path);
+	st = uki_trust(L, path, next, ret_next);
 	if (EFI_ERROR(st))
 		return st;
 	err = uki_parse(L->file, L->file_size, &uki);

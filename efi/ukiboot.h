@@ -18,9 +18,11 @@
  * its StubPcr* variables, then take its .cmdline (or the loader's command
  * line where the stub would take one) into L->opt, a copy of .linux as the
  * image to boot (L->image_buf) and .initrd with the stub's cpio archives
- * as the first initrd.  Logs its one failure line.
+ * as the first initrd.  Logs its one failure line.  next and ret_next:
+ * policy_check_kernel's (efi/secureboot.h), for a kernel list under
+ * TRUST=shim.
  */
-EFI_STATUS uki_open(struct loader *L, const CHAR16 *path);
+EFI_STATUS uki_open(struct loader *L, const CHAR16 *path, const CHAR16 *next, int *ret_next);
 
 /* 1 when uki_open took the kernel file as a unified kernel image */
 int uki_booting(void);
@@ -32,7 +34,8 @@ void uki_initrd(const void **ret_buf, uint64_t *ret_len);
 /* The name its .osrel gives (PRETTY_NAME), or NULL. */
 const char *uki_os_name_of(void);
 
-/* A boot that failed: what uki_open allocated besides the image buffer. */
+/* A boot that failed, or a UKI of a kernel list shim refused: what
+ * uki_open allocated besides the image buffer; uki_booting() is 0 again. */
 void uki_release(void);
 
 #endif

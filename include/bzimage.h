@@ -1,6 +1,6 @@
 /*
  * bzimage.h - the x86 Linux bzImage as a container: its setup header
- * (boot protocol 2.12 or later, 64-bit, relocatable) and its compressed
+ * (boot protocol 2.12 or later, 64-bit) and its compressed
  * payload, whose decompression is vmlinux.bin: the ELF kernel followed by
  * Linux's relocation table (include/linux_reloc.h).
  */
@@ -51,6 +51,8 @@ struct bzimage {
 	uint32_t init_size;         /* memory the kernel needs from its load address */
 	uint32_t kernel_alignment;  /* a power of two */
 	uint8_t min_alignment;      /* log2 */
+	uint8_t relocatable;        /* relocatable_kernel: 0 = runs only at
+				     * pref_address (built without RELOCATABLE) */
 	uint16_t xloadflags;        /* XLF_* */
 	uint32_t initrd_addr_max;
 	uint32_t cmdline_size;

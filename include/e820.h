@@ -146,4 +146,14 @@ enum ldr_err e820_protocol_from_efi(const void *map, uint64_t map_size, uint64_t
 enum ldr_err e820_free_from_efi(const void *map, uint64_t map_size, uint64_t desc_size,
 				struct mem_region *out, size_t out_cap, size_t *ret_count);
 
+/*
+ * As e820_free_from_efi(), but the memory that will be free once boot
+ * services have exited: EfiBootServicesCode and EfiBootServicesData count
+ * as free too (firmware's, given back at ExitBootServices).  For a kernel
+ * that must run at one address: what the loader may move it into after
+ * ExitBootServices.
+ */
+enum ldr_err e820_exit_free_from_efi(const void *map, uint64_t map_size, uint64_t desc_size,
+				     struct mem_region *out, size_t out_cap, size_t *ret_count);
+
 #endif

@@ -49,10 +49,18 @@ struct elf_limits {
 	/*
 	 * Linux 6.1's vmlinux.lds.S gives its "init" PT_LOAD FLAGS(7), i.e.
 	 * RWX.  When set, a W+X segment is tolerated in a Linux vmlinux
-	 * (reloc_kind ELF_RELOC_LINUX, see elf_parse()); W+X is refused
-	 * everywhere else.
+	 * (img->is_linux, see elf_parse()), its pages mapped by the sections
+	 * they hold (elf_pages.h); W+X is refused everywhere else.
 	 */
 	int allow_wx_linux;
+	/*
+	 * The bytes are a bzImage's payload, so a Linux vmlinux whatever its
+	 * tail holds: an ET_EXEC without an appended relocation table (Linux
+	 * built without RANDOMIZE_BASE appends none) is then Linux too, with
+	 * a fixed virtual address (reloc_kind ELF_RELOC_NONE), and must obey
+	 * Linux's link invariant (LDR_E_LINUX_LAYOUT otherwise).
+	 */
+	int linux_payload;
 };
 
 struct elf_segment {
@@ -72,6 +80,23 @@ struct elf_wx_clash {
 	uint64_t off;              /* load offset of the page */
 	unsigned phdr_w, phdr_x;   /* the writable and the executable segment */
 	uint64_t vaddr_w, vaddr_x;
+};
+
+/*
+ * A section of a Linux kernel's writable and executable segment that is
+ * writable or executable itself, clipped to the segment: the pages of such
+ * a segment take the permissions of the sections on them, not the
+ * segment's RWX (elf_pages.h).  At most ELF_WX_SECTIONS_MAX are kept
+ * (a 6.1 vmlinux has about 10); sections that are neither (read-only
+ * tables) add no permission and are not kept.
+ */
+#define ELF_WX_SECTIONS_MAX 64
+
+struct elf_wx_section {
+	uint64_t load_off;         /* where it starts in the loaded image */
+	uint64_t size;             /* bytes, > 0, inside its segment */
+	uint32_t flags;            /* PF_W and/or PF_X (from SHF_WRITE, SHF_EXECINSTR) */
+	uint32_t shndx;            /* its section header index */
 };
 
 /* File offsets (already bounds-checked against the file) of dynamic tables. */
@@ -103,7 +128,19 @@ struct elf_image {
 	uint64_t max_align;        /* largest PT_LOAD p_align (at least 1) */
 	unsigned nseg;             /* segments, sorted by load_off */
 	struct elf_segment seg[ELF_MAX_SEGMENTS];
-	int has_wx;                /* a W+X segment or page was tolerated (Linux) */
+	int has_wx;                /* a W+X page was tolerated (Linux) */
+	/*
+	 * A Linux vmlinux: an appended Linux relocation table behind a
+	 * Linux-shaped image, or (limits' linux_payload) a bzImage's payload
+	 * without one.  W+X pages are tolerated only here, and only where a
+	 * writable and an executable section share a page (or, in a file
+	 * without section headers, where a segment is W+X).
+	 */
+	int is_linux;
+	int wx_linux;              /* W+X pages tolerated: linux and the limits allow it */
+	int wx_by_section;         /* W+X segments mapped by wx_sec[] (the file has sections) */
+	unsigned nwx_sec;
+	struct elf_wx_section wx_sec[ELF_WX_SECTIONS_MAX];
 	enum elf_reloc_kind reloc_kind;
 	int has_dynamic;
 	struct elf_dyn_info dyn;
@@ -145,6 +182,10 @@ struct elf_limits elf_default_limits(void);
  * Linux's table with at least one entry behind an image that obeys
  * linux_link_ok() (linux_boot.h): ELF_RELOC_LINUX, laid out by physical
  * address, W+X tolerated if lim allows; anything else: LDR_E_LINUX_RELOCS.
+ * With lim->linux_payload an ET_EXEC without a table is Linux as well
+ * (img->is_linux, ELF_RELOC_NONE).  A Linux image's W+X segments are mapped
+ * by their sections: img->wx_sec[] (LDR_E_WX_SECTIONS when they are more
+ * than ELF_WX_SECTIONS_MAX).
  *
  * Out: *ret_img on success.
  * Errors: LDR_E_EMPTY_FILE, LDR_E_BAD_MAGIC, LDR_E_TRUNCATED, LDR_E_BAD_CLASS,
@@ -157,7 +198,8 @@ struct elf_limits elf_default_limits(void);
  * executable segment share a page, see elf_pages.h), LDR_E_INTERP, LDR_E_DYN_OUTSIDE,
  * LDR_E_DYN_BAD, LDR_E_DYN_NEEDED, LDR_E_DYN_TEXTREL, LDR_E_RELA_OUTSIDE,
  * LDR_E_RELA_ENTSIZE, LDR_E_RELR_BAD, LDR_E_RELOC_SYMBOL,
- * LDR_E_NOT_RELOCATABLE (ET_DYN without PT_DYNAMIC), LDR_E_LINUX_RELOCS.
+ * LDR_E_NOT_RELOCATABLE (ET_DYN without PT_DYNAMIC), LDR_E_LINUX_RELOCS,
+ * LDR_E_LINUX_LAYOUT, LDR_E_WX_SECTIONS.
  */
 enum ldr_err elf_parse(const void *file, uint64_t size,
 		       const struct elf_limits *lim, struct elf_image *ret_img);

@@ -13,7 +13,22 @@
  *
  * A writable segment and an executable one sharing a page would make it
  * W+X: elf_parse() refuses such an image (LDR_E_WX_PAGE, naming both
- * segments), except a Linux vmlinux, which is tolerated W+X anyway.
+ * segments) - this loader's own kernels can link properly.
+ *
+ * A Linux vmlinux (img->wx_linux) is mapped as Linux's own early boot maps
+ * it, W+X only where Linux's layout leaves no choice.  Its init segment is
+ * RWX by Linux's linker script (.init.text, .init.data, ..., .bss, .brk);
+ * its pages do not get the segment's RWX but the union of the permissions
+ * of the sections on them (img->wx_sec[]; SHF_WRITE -> PT_W, SHF_EXECINSTR
+ * -> PT_X), so only a page that an executable and a writable section share
+ * is W+X - where the linker happened to put, say, .altinstr_replacement
+ * (code), .apicdrivers (data) and .exit.text (code) in one page:
+ *
+ *   init segment RWX    | .init.text AX | .init.data WA |.altinstr_repl AX|.apicdrv WA|
+ *   pages:              [  X ...        ][  W ...       ][  X   ][   W+X (shared)    ]
+ *
+ * A page of that segment no section touches (padding) is read-only.  Only
+ * a Linux file without section headers falls back to the segment's RWX.
  */
 #ifndef ELF_PAGES_H
 #define ELF_PAGES_H
@@ -26,10 +41,10 @@
 
 /*
  * Ranges elf_page_map() can produce: permissions change only where a
- * segment's first page starts or its last page ends, at most 2 per
- * segment, so at most 2 * ELF_MAX_SEGMENTS - 1 runs.
+ * segment's or a kept section's first page starts or its last page ends,
+ * at most 2 per segment and per section.
  */
-#define ELF_PAGE_RANGES_MAX (2 * ELF_MAX_SEGMENTS)
+#define ELF_PAGE_RANGES_MAX (2 * (ELF_MAX_SEGMENTS + ELF_WX_SECTIONS_MAX))
 
 /* One run of pages with the same permissions. */
 struct elf_page_range {
@@ -40,7 +55,8 @@ struct elf_page_range {
 
 /*
  * The page-granular mapping of img (as elf_parse() describes it: segments
- * sorted by load_off, not overlapping, inside [0, img->load_size)).
+ * sorted by load_off, not overlapping, inside [0, img->load_size); wx_sec[]
+ * each inside a W+X segment).
  *
  * Out: *ret_n, on success only (on error ranges[] may be partly written);
  * ranges[0, *ret_n):
@@ -50,24 +66,28 @@ struct elf_page_range {
  *     segment touches - the gaps between segments - are in no range: the
  *     caller leaves them unmapped (or as its other mappings had them);
  *   - a page's flags are the union over every segment touching it:
- *     PF_W -> PT_W, PF_X -> PT_X; read access is implied (no flag);
+ *     PF_W -> PT_W, PF_X -> PT_X; read access is implied (no flag).  A
+ *     W+X segment of an image with wx_by_section set adds no flag itself:
+ *     its part of the union is that of the wx_sec[] entries touching the
+ *     page (none: read-only);
  *   - maximal: two consecutive ranges are either not adjacent (a gap
  *     between them) or differ in flags.
  * The loader maps range r with
  *   pt_map_range(pt, virt_base + r.off, phys_base + r.off, r.size, r.flags)
  * (and, for Linux, the identity alias phys_base + r.off the same way).
  * cap >= ELF_PAGE_RANGES_MAX always suffices.  Pure computation on img, no
- * allocation, no firmware: safe after ExitBootServices.
+ * allocation, no firmware, the file not read: safe after ExitBootServices
+ * and once the file's bytes are gone.
  *
- * W+X: a range has both PT_W and PT_X only when img->has_wx (a Linux
- * vmlinux, whose init segment is RWX).  Otherwise a page that would need
- * both is LDR_E_WX_PAGE, and *clash (when clash is not NULL) names the
- * first such page and a writable and an executable segment touching it.
- * elf_parse() refuses such images, so for an image it accepted this never
- * happens.
+ * W+X: a range has both PT_W and PT_X only when img->wx_linux.  Otherwise a
+ * page that would need both is LDR_E_WX_PAGE, and *clash (when clash is
+ * not NULL) names the first such page and a writable and an executable
+ * segment touching it.  elf_parse() refuses such images, so for an image
+ * it accepted this never happens.
  *
  * Errors: LDR_E_INVAL (img, ranges or ret_n NULL; img->nseg above
- * ELF_MAX_SEGMENTS; more ranges than cap); LDR_E_WX_PAGE.
+ * ELF_MAX_SEGMENTS or img->nwx_sec above ELF_WX_SECTIONS_MAX; more ranges
+ * than cap); LDR_E_WX_PAGE.
  */
 enum ldr_err elf_page_map(const struct elf_image *img, struct elf_page_range *ranges,
 			  unsigned cap, unsigned *ret_n, struct elf_wx_clash *clash);

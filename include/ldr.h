@@ -19,7 +19,7 @@
 #define LDR_HINT_KERNEL  "kernel= must name an ELF64 x86-64 kernel built as PIE or with --emit-relocs"
 #define LDR_HINT_DECOMP  "the compressed kernel file is damaged: copy it again"
 #define LDR_HINT_FORMAT  "recompress it with xz, zstd, gzip or lz4 -l (a Linux bzImage: CONFIG_KERNEL_XZ, _ZSTD, _GZIP or _LZ4)"
-#define LDR_HINT_BZIMAGE "kernel= must name an x86-64 Linux bzImage (boot protocol 2.12 or later, relocatable)"
+#define LDR_HINT_BZIMAGE "kernel= must name an x86-64 Linux bzImage (boot protocol 2.12 or later)"
 #define LDR_HINT_OPTIONS "see kaslr.conf(5)"
 #define LDR_HINT_MEMORY  "give the machine more memory or lower kaslr.min="
 #define LDR_HINT_FGK     "link with -ffunction-sections --emit-relocs, .text.* left out of the linker script (include/PROTOCOL.md, function-granular KASLR)"
@@ -62,6 +62,7 @@
 	X(LDR_E_ENTRY_OUTSIDE, LOAD_ERROR, "entry point is not in an executable segment", LDR_HINT_KERNEL) \
 	X(LDR_E_WX_SEGMENT, LOAD_ERROR, "segment is both writable and executable", "give writable data and code their own segments (link with -z separate-code and page-aligned sections)") \
 	X(LDR_E_WX_PAGE, LOAD_ERROR, "a writable and an executable segment share a page", "link with -z separate-code, or page-align the segments in the linker script (. = ALIGN(4096) between them)") \
+	X(LDR_E_WX_SECTIONS, LOAD_ERROR, "over 64 writable or executable sections in a Linux RWX segment", NULL) \
 	X(LDR_E_INTERP, LOAD_ERROR, "image asks for an interpreter (PT_INTERP)", LDR_HINT_KERNEL) \
 	X(LDR_E_DYN_OUTSIDE, LOAD_ERROR, "dynamic section lies outside the image", LDR_HINT_KERNEL) \
 	X(LDR_E_DYN_NEEDED, LOAD_ERROR, "image needs a shared library (DT_NEEDED)", LDR_HINT_KERNEL) \
@@ -76,6 +77,8 @@
 	X(LDR_E_UNDEF_SYMBOL, LOAD_ERROR, "relocation against an undefined symbol", LDR_HINT_KERNEL) \
 	X(LDR_E_RELR_BAD, LOAD_ERROR, "malformed DT_RELR table", LDR_HINT_KERNEL) \
 	X(LDR_E_LINUX_RELOCS, LOAD_ERROR, "malformed Linux relocation table", LDR_HINT_KERNEL) \
+	X(LDR_E_LINUX_LAYOUT, LOAD_ERROR, "not an x86-64 vmlinux (physical base is not virtual - 0xffffffff80000000)", LDR_HINT_BZIMAGE) \
+	X(LDR_E_LINUX_PREF_ADDRESS, LOAD_ERROR, "pref_address is not the vmlinux's physical base", LDR_HINT_BZIMAGE) \
 	X(LDR_E_NOT_RELOCATABLE, LOAD_ERROR, "image cannot be relocated (no relocations)", LDR_HINT_KERNEL) \
 	X(LDR_E_DECOMP_HEADER, LOAD_ERROR, "bad header of the compressed stream", LDR_HINT_DECOMP) \
 	X(LDR_E_DECOMP_CORRUPT, LOAD_ERROR, "corrupt compressed data", LDR_HINT_DECOMP) \
@@ -92,7 +95,6 @@
 	X(LDR_E_BZIMAGE_TRUNCATED, LOAD_ERROR, "bzImage shorter than its setup header", LDR_HINT_BZIMAGE) \
 	X(LDR_E_BZIMAGE_VERSION, UNSUPPORTED, "bzImage boot protocol older than 2.12", LDR_HINT_BZIMAGE) \
 	X(LDR_E_BZIMAGE_NOT_64, UNSUPPORTED, "bzImage has no 64-bit entry (XLF_KERNEL_64)", LDR_HINT_BZIMAGE) \
-	X(LDR_E_BZIMAGE_NOT_RELOCATABLE, UNSUPPORTED, "bzImage is not relocatable", LDR_HINT_BZIMAGE) \
 	X(LDR_E_BZIMAGE_ALIGN, LOAD_ERROR, "bzImage kernel_alignment is not a power of two", LDR_HINT_BZIMAGE) \
 	X(LDR_E_BZIMAGE_OUTSIDE, LOAD_ERROR, "bzImage setup header, setup code or kernel lies outside the file", LDR_HINT_BZIMAGE) \
 	X(LDR_E_BZIMAGE_PAYLOAD, LOAD_ERROR, "bzImage payload lies outside the kernel image", LDR_HINT_BZIMAGE) \
@@ -121,7 +123,7 @@
 	X(LDR_E_OPT_VALUE, INVALID_PARAMETER, "bad option value", LDR_HINT_OPTIONS) \
 	X(LDR_E_OPT_HEX, INVALID_PARAMETER, "bad value: expected exactly 64 hex digits (32 bytes)", NULL) \
 	X(LDR_E_OPT_TOO_LONG, INVALID_PARAMETER, "options too long", LDR_HINT_OPTIONS) \
-	X(LDR_E_OPT_TOO_MANY, INVALID_PARAMETER, "too many files of one kind", "at most 16 module= and 8 initrd= options") \
+	X(LDR_E_OPT_TOO_MANY, INVALID_PARAMETER, "too many files of one kind", "at most 4 kernel=, 16 module= and 8 initrd= options (the initrds of all the kernels together)") \
 	X(LDR_E_OPT_ENCODING, INVALID_PARAMETER, "options are not valid UCS-2 text", LDR_HINT_OPTIONS) \
 	X(LDR_E_HASH_MISMATCH, SECURITY_VIOLATION, "kernel SHA-256 does not match sha256=", "the file changed or sha256= is stale") \
 	X(LDR_E_MODULE_HASH_MISMATCH, SECURITY_VIOLATION, "module SHA-256 does not match its :sha256= pin", "the file changed or the pin is stale") \
@@ -170,7 +172,7 @@ const char *ldr_strerror(enum ldr_err err);
 /* What the user can do about err, or NULL when the message says it all. */
 const char *ldr_err_hint_of(enum ldr_err err);
 
-/* The code's own name ("LDR_E_BAD_MAGIC"), for tests and the corpus. */
+/* The code's own name ("LDR_E_BAD_MAGIC"), for tests and the corpus (host builds only). */
 const char *ldr_err_name(enum ldr_err err);
 
 /*

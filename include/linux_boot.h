@@ -159,12 +159,34 @@
 int linux_link_ok(uint64_t link_vbase, uint64_t pbase);
 
 /*
- * Is img an x86-64 Linux vmlinux?  The rule: elf_parse() took the bytes
- * after the ELF image for Linux's relocation table (reloc_kind
- * ELF_RELOC_LINUX: a table with entries, the layout by physical address)
- * and the image obeys linux_link_ok().  Returns 1 or 0.
+ * Is img an x86-64 Linux vmlinux?  The rule: elf_parse() found it Linux
+ * (img->is_linux: it took the bytes after the ELF image for Linux's
+ * relocation table, ELF_RELOC_LINUX; or it parsed a bzImage's payload,
+ * limits' linux_payload, which may have none: ELF_RELOC_NONE), laid it
+ * out by physical address, and the image obeys linux_link_ok().  Returns
+ * 1 or 0.
  */
 int linux_detect(const struct elf_image *img);
+
+/*
+ * Does a linux_detect()-ed image stay at its link-time virtual address?
+ * 1 when it has no relocation table (built without RANDOMIZE_BASE: Linux
+ * then moves only physically, as x86-64 kernels can without relocating
+ * anything), 0 when it has one (or is not Linux).
+ */
+int linux_virt_fixed(const struct elf_image *img);
+
+/*
+ * The physical base of a bzImage that is not relocatable
+ * (relocatable_kernel 0: built without RELOCATABLE): it runs only where it
+ * is linked, at its header's pref_address (LOAD_PHYSICAL_ADDR), which
+ * must be the vmlinux's link-time physical base (img->pbase, checked by
+ * linux_link_ok(): 2 MiB-aligned, inside the first GiB).  Out: *ret_base.
+ * Errors: LDR_E_INVAL (img not linux_detect()-ed, ret_base NULL),
+ * LDR_E_LINUX_PREF_ADDRESS (pref_address is another address).
+ */
+enum ldr_err linux_fixed_base(const struct elf_image *img, uint64_t pref_address,
+			      uint64_t *ret_base);
 
 /*
  * Bytes to reserve at the physical slot: the image through _end (text to
@@ -179,7 +201,9 @@ uint64_t linux_slot_size(const struct elf_image *img);
  * The virtual window for loaded offset 0 of a Linux image of image_size
  * bytes: [link_vbase, __START_KERNEL_map + 1 GiB), i.e. Linux's own KASLR
  * range (offsets from the map start of at least the link-time physical
- * base, image inside KERNEL_IMAGE_SIZE).  Out: *ret_lo, *ret_hi.
+ * base, image inside KERNEL_IMAGE_SIZE); for an image that stays at its
+ * link address (linux_virt_fixed()) [link_vbase, link_vbase + image_size),
+ * the one position.  Out: *ret_lo, *ret_hi.
  * Errors: LDR_E_INVAL (not a Linux image, image_size 0),
  * LDR_E_VIRT_NO_SLOT (the image does not fit in the window).
  */

@@ -10,6 +10,16 @@
  * "module PATH[:sha256=HEX] [STRING]" in kaslr.conf.  PATH ends at the
  * first ',' or blank and cannot hold ':' (no FAT file name can), so the
  * pin is never part of it nor of STRING, which is everything after.
+ *
+ * Kernels (repeatable, at most OPT_KERNELS_MAX): the kernels to try, in
+ * order.  Each kernel's initrds are the initrds that follow it up to the
+ * next kernel; initrds before the first kernel belong to the first.  The
+ * next kernel is tried only when shim refused the one before (a TRUST=shim
+ * policy under Secure Boot: efi/main.c); anywhere else the first is the
+ * one that boots or fails.
+ *
+ * No value holds a newline ('\n' or '\r'): every parser refuses one, so a
+ * line of the settings text (options_settings_text) is one key's.
  */
 #ifndef OPTIONS_H
 #define OPTIONS_H
@@ -22,11 +32,14 @@
 #define OPT_KEY_MAX     32
 #define OPT_INITRD_MAX  8              /* initrd= files, concatenated in order */
 
+#define OPT_KERNELS_MAX 4              /* kernel= files, tried in order */
+
 /* A file the loader reads, optionally pinned by its SHA-256. */
 struct opt_file {
 	char path[OPT_PATH_MAX];
 	int have_sha256;
 	uint8_t sha256[32];
+	uint32_t kernel;               /* an initrd: its kernel's index in the list */
 };
 
 #define OPT_MODULES_MAX 16
@@ -101,7 +114,11 @@ struct opt_place {
 #define OPT_PLACE_TEXT_MAX 24
 
 struct ldr_options {
-	char kernel[OPT_PATH_MAX];     /* "" = default: kernel.elf beside the loader */
+	/* kernel=PATH, repeatable: the kernels to try, in order; none: the
+	 * default, kernel.elf beside the loader */
+	char kernels[OPT_KERNELS_MAX][OPT_PATH_MAX];
+	uint32_t nkernels;
+	int kernels_replace;           /* the next kernel= starts a new list */
 	char cmdline[OPT_CMDLINE_MAX]; /* NUL-terminated */
 	uint32_t cmdline_len;
 	int verbose;
@@ -113,7 +130,8 @@ struct ldr_options {
 	int have_sha256;               /* sha256=HEX given */
 	uint8_t sha256[32];
 	uint64_t max_kernel;           /* kaslr.maxsize=: inflate limit */
-	/* initrd=PATH[:sha256=HEX], repeatable (Linux kernels) */
+	/* initrd=PATH[:sha256=HEX], repeatable (Linux kernels): every
+	 * kernel's, in order, each naming its kernel (OPT_INITRD_MAX in all) */
 	struct opt_file initrd[OPT_INITRD_MAX];
 	uint32_t ninitrd;
 	struct opt_module modules[OPT_MODULES_MAX]; /* in the order given */
@@ -160,6 +178,12 @@ enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t l
  * enum opt_sb_rule, `allow` being the policy's OPT_BIT() mask; a key whose
  * value equals dst's is never counted as ignored.  Returns the OPT_BIT()s
  * of the keys ignored (the caller warns once for each).
+ *
+ * `kernel` (the list) and `initrd` (every kernel's initrds) are two keys:
+ * a source that names kernels but no initrd keeps the earlier initrds,
+ * which stay with the kernel at their index (those of an index the new
+ * list does not reach are dropped); a source that names initrds replaces
+ * all of them.
  */
 uint32_t options_merge(struct ldr_options *dst, const struct ldr_options *src, int secure,
 		       uint32_t allow);
@@ -180,7 +204,7 @@ enum opt_trust {
 uint32_t options_merge_trust(struct ldr_options *dst, const struct ldr_options *src,
 			     int secure, uint32_t allow, enum opt_trust trust);
 
-/* The key table, for the policy tool and the README's rule table. */
+/* The key table, for the policy tool and kaslr.conf(5)'s rule table. */
 const char *options_key_name(enum opt_key_id id);
 enum opt_sb_rule options_key_rule(enum opt_key_id id);
 /* 1 for the keys OPT_TRUST_SHIM takes under Secure Boot (kernel, initrd) */
@@ -192,22 +216,41 @@ enum opt_key_id options_key_find(const char *name, size_t len);
 
 /*
  * The effective settings as one canonical text, measured on every boot
- * (README, "What is measured where"): the first line OPT_SETTINGS_HEADER,
+ * (docs/measured-boot.md, kaslr.conf(5) SETTINGS TEXT): the first line OPT_SETTINGS_HEADER,
  * then one "key=value" line per key in the key table's order - every key,
  * set or not, with the value the loader uses: flags 0 or 1, sizes in
  * lower-case hex (0x1000000), paths as given, a pin as 64 hex digits or
  * "none", kaslr.seed as "sha256:" and the SHA-256 of the seed (the event
  * log is readable; the seed is not put there) or "none"; one line per
  * module (PATH[:sha256=HEX],STRING) and per initrd (PATH[:sha256=HEX]) in
- * order, none when there are none.  The command line is left out: it has
- * PCR 12 to itself.  No draw of the generator is ever part of it, so the
- * same settings give the same text on every boot.  Errors:
- * LDR_E_OPT_TOO_LONG (cap too small; OPT_SETTINGS_MAX always suffices).
+ * order, none when there are none.  With more than one kernel, each kernel
+ * line is "kernel.N=PATH" (N = 1, 2, ... its place in the list) and each
+ * initrd line "initrd.N=PATH[:sha256=HEX]" naming its kernel, the first
+ * kernel's initrds first; with one kernel (or none) the text is as it
+ * always was.  The command line is left out: it has PCR 12 to itself.  No
+ * draw of the generator is ever part of it, so the same settings give the
+ * same text on every boot, and no two different settings give the same
+ * text (no value holds a newline).  Errors: LDR_E_OPT_TOO_LONG (cap too
+ * small; OPT_SETTINGS_MAX always suffices).
  */
 #define OPT_SETTINGS_HEADER "kaslr-loader settings 1"
 #define OPT_SETTINGS_MAX    (16 * KIB)
 enum ldr_err options_settings_text(const struct ldr_options *o, char *out, size_t cap,
 				   size_t *ret_len);
+
+/*
+ * Keep kernel number k of the list (0-based, below the list's length or 0
+ * for the default kernel) and only its initrds, in order: what is left is
+ * the one kernel that boots, as if it had been named alone.  The caller
+ * measured the whole list first (options_settings_text).
+ */
+void options_choose_kernel(struct ldr_options *o, uint32_t k);
+
+/* How many kernels the list tries: its length, 1 for the default kernel. */
+uint32_t options_kernel_count(const struct ldr_options *o);
+
+/* The path of kernel k (0-based), "" for the default kernel. */
+const char *options_kernel(const struct ldr_options *o, uint32_t k);
 
 /*
  * A placement as its option value, e.g. "lowest", "above4g",

@@ -121,14 +121,25 @@ int policy_wants_digest(const struct policy *p, int secure, enum policy_kind kin
 
 /*
  * policy_check_digest, then what a TRUST=shim policy adds under Secure
- * Boot (shim: shim's SHIM_LOCK protocol is there).  LDR_OK with *ask_shim
- * set: the kernel boots only if shim's Verify accepts its bytes.  Errors:
- * policy_check_digest's, LDR_E_SHIM_ABSENT (a kernel only shim could have
- * admitted, and no shim).
+ * Boot (shim: shim's SHIM_LOCK protocol is there): a kernel no pin admits
+ * comes down to shim's Verify, an initrd no pin admits is admitted (it is
+ * measured); nothing else (a module) comes in through shim.  LDR_OK with
+ * *ask_shim set: the kernel boots only if shim's Verify accepts its bytes
+ * (*ask_shim is never set for another kind).  Errors: policy_check_digest's,
+ * LDR_E_SHIM_ABSENT (a kernel only shim could have admitted, and no shim).
  */
 enum ldr_err policy_check_trust(const struct policy *p, int secure, int shim,
 				enum policy_kind kind, const char *path,
 				const uint8_t digest[32], const uint8_t *override, int *ask_shim);
+
+/*
+ * Is Secure Boot in force, from the firmware's SecureBoot and SetupMode
+ * variables (each its one byte, or -1 when absent or not one byte)?  Only
+ * SecureBoot == 1 turns it on, and only SetupMode == 1 turns it off again
+ * (as Linux and shim read them): a SetupMode that is missing or malformed
+ * leaves the policy enforced.
+ */
+int policy_secure_boot(int secure_boot, int setup_mode);
 
 /* the options trust mode of a policy (OPT_TRUST_SHIM for a TRUST=shim one) */
 enum opt_trust policy_trust(const struct policy *p);

@@ -30,6 +30,7 @@
 #define TPM_TAG_INITRD  0x8f3b22ecu /* the tag Linux's EFI stub gives an initrd */
 #define TPM_TAG_MODULE  0x4b4c4d4fu /* a module= file ("OMLK") */
 #define TPM_TAG_SETTINGS 0x4b4c5354u /* the effective settings ("TSLK") */
+#define TPM_TAG_REFUSED 0x4b4c5246u /* a kernel shim refused ("FRLK") */
 
 /*
  * The loader's own PCR 12 record of the kernel command line line[0..len)

@@ -62,8 +62,9 @@ enum ldr_err bzimage_parse(const void *file, uint64_t size, uint64_t limit,
 	bz.xloadflags = ldr_le16(b + BZ_XLOADFLAGS);
 	if (!(bz.xloadflags & XLF_KERNEL_64))
 		return LDR_E_BZIMAGE_NOT_64;
-	if (!b[BZ_RELOCATABLE])
-		return LDR_E_BZIMAGE_NOT_RELOCATABLE;
+	/* a kernel that is not relocatable is the caller's to place (at
+	 * pref_address) or refuse */
+	bz.relocatable = b[BZ_RELOCATABLE] != 0;
 	bz.kernel_alignment = ldr_le32(b + BZ_KERNEL_ALIGNMENT);
 	if (bz.kernel_alignment == 0 || (bz.kernel_alignment & (bz.kernel_alignment - 1)))
 		return LDR_E_BZIMAGE_ALIGN;

@@ -106,6 +106,7 @@ enum e820_mode {
 	E820_MODE_TABLE,
 	E820_MODE_PROTOCOL,
 	E820_MODE_FREE,
+	E820_MODE_EXIT,    /* free once boot services exit */
 };
 
 static uint64_t e820_get_le(const uint8_t *p, unsigned bytes)
@@ -247,10 +248,12 @@ static uint32_t e820_classify(enum e820_mode mode, uint32_t efi_type, uint64_t a
 	if (mode == E820_MODE_PROTOCOL && (efi_type == EFI_MT_OSLOADER_RECLAIM ||
 					   efi_type == EFI_MT_LOADER_CODE))
 		return E820_LOADER_RECLAIMABLE;
-	if (mode != E820_MODE_FREE)
+	if (mode != E820_MODE_FREE && mode != E820_MODE_EXIT)
 		return e820_type_from_efi(efi_type, attr);
-	if (efi_type == EFI_MT_CONVENTIONAL && !(attr & EFI_MA_SP) &&
-	    (!mirror || (attr & EFI_MA_MORE_RELIABLE)))
+	if ((efi_type == EFI_MT_CONVENTIONAL ||
+	     (mode == E820_MODE_EXIT && (efi_type == EFI_MT_BOOT_SERVICES_CODE ||
+					 efi_type == EFI_MT_BOOT_SERVICES_DATA))) &&
+	    !(attr & EFI_MA_SP) && (!mirror || (attr & EFI_MA_MORE_RELIABLE)))
 		return E820_RAM;
 	return E820_BUSY;
 }
@@ -447,7 +450,7 @@ static enum ldr_err e820_build(const void *map, uint64_t map_size, uint64_t desc
 		return err;
 	if (!out && out_cap)
 		return LDR_E_INVAL;
-	if (mode == E820_MODE_FREE)
+	if (mode == E820_MODE_FREE || mode == E820_MODE_EXIT)
 		mirror = e820_efi_has_mirror(map, map_size, desc_size);
 
 	for (uint64_t off = 0; off < map_size; off += desc_size) {
@@ -479,7 +482,7 @@ static enum ldr_err e820_build(const void *map, uint64_t map_size, uint64_t desc
 	if (err != LDR_OK)
 		return err;
 
-	if (mode == E820_MODE_FREE) {
+	if (mode == E820_MODE_FREE || mode == E820_MODE_EXIT) {
 		/* two free runs never touch: a busy run or a hole lay between */
 		for (size_t i = 0; i < n; i++)
 			if (out[i].type != E820_BUSY)
@@ -515,4 +518,11 @@ enum ldr_err e820_free_from_efi(const void *map, uint64_t map_size, uint64_t des
 				struct mem_region *out, size_t out_cap, size_t *ret_count)
 {
 	return e820_build(map, map_size, desc_size, E820_MODE_FREE, out, out_cap, ret_count);
+}
+
+/* The free list once boot services have exited; errors as e820_from_efi(). */
+enum ldr_err e820_exit_free_from_efi(const void *map, uint64_t map_size, uint64_t desc_size,
+				     struct mem_region *out, size_t out_cap, size_t *ret_count)
+{
+	return e820_build(map, map_size, desc_size, E820_MODE_EXIT, out, out_cap, ret_count);
 }

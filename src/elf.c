@@ -566,11 +566,57 @@ static enum ldr_err elf_exec_relocs(struct elf_image *img)
 }
 
 /*
+ * A Linux image's W+X segments, mapped by their sections (elf_pages.h):
+ * every allocated, non-empty section that is writable or executable,
+ * clipped to each W+X segment it overlaps (by virtual address, as the
+ * section headers give it), into img->wx_sec[].  Section headers are
+ * untrusted: the extents are compared without forming a sum that could
+ * wrap.  No section headers: wx_by_section stays 0 (the segments' RWX).
+ */
+static enum ldr_err elf_wx_sections(struct elf_image *img)
+{
+	img->nwx_sec = 0;
+	img->wx_by_section = img->shnum > 0;
+	for (uint32_t i = 1; i < img->shnum; i++) {
+		Elf64_Shdr sh;
+
+		elf_shdr(img, i, &sh);
+		if (sh.sh_type == SHT_NULL || !(sh.sh_flags & SHF_ALLOC) || sh.sh_size == 0 ||
+		    !(sh.sh_flags & (SHF_WRITE | SHF_EXECINSTR)))
+			continue;
+		for (unsigned k = 0; k < img->nseg; k++) {
+			const struct elf_segment *s = &img->seg[k];
+			/* [lo, hi): the overlap; the segment's end cannot wrap
+			 * (elf_range_ok), the section's saturates */
+			uint64_t send = s->vaddr + s->memsz;
+			uint64_t xend = sh.sh_size > UINT64_MAX - sh.sh_addr ? UINT64_MAX
+									     : sh.sh_addr + sh.sh_size;
+			uint64_t lo = sh.sh_addr > s->vaddr ? sh.sh_addr : s->vaddr;
+			uint64_t hi = xend < send ? xend : send;
+
+			if ((s->flags & (PF_W | PF_X)) != (PF_W | PF_X) || lo >= hi)
+				continue;
+			if (img->nwx_sec == ELF_WX_SECTIONS_MAX)
+				return LDR_E_WX_SECTIONS;
+			img->wx_sec[img->nwx_sec++] = (struct elf_wx_section){
+				.load_off = s->load_off + (lo - s->vaddr),
+				.size = hi - lo,
+				.flags = ((sh.sh_flags & SHF_WRITE) ? PF_W : 0) |
+					 ((sh.sh_flags & SHF_EXECINSTR) ? PF_X : 0),
+				.shndx = i,
+			};
+		}
+	}
+	return LDR_OK;
+}
+
+/*
  * Validate file[0, size) and describe it in *ret_img (on success only).
  * Order: header, program headers, section headers, relocation source
- * (ET_EXEC: sections, else the bytes after the image), W+X segments,
- * layout, Linux's link invariant, entry, W+X pages, dynamic section, end
- * limit (max_vend).  Errors: see elf_load.h.
+ * (ET_EXEC: sections, else the bytes after the image), Linux or not, W+X
+ * segments, layout, Linux's link invariant, entry, a Linux W+X segment's
+ * sections, W+X pages, dynamic section, end limit (max_vend).  Errors:
+ * see elf_load.h.
  */
 enum ldr_err elf_parse_diag(const void *file, uint64_t size,
 			    const struct elf_limits *lim, struct elf_image *ret_img,
@@ -628,11 +674,15 @@ enum ldr_err elf_parse_diag(const void *file, uint64_t size,
 	}
 
 	/*
-	 * W+X only for Linux (its init segment), and only when allowed.  A
-	 * table that turns out not to be Linux's is refused just below, so a
-	 * W+X image that is not Linux never gets through.
+	 * Linux: an appended table, or a bzImage's payload without one (no
+	 * RANDOMIZE_BASE).  Either is refused just below unless the image is
+	 * Linux-shaped, so a W+X image that is not Linux never gets through.
 	 */
-	if (wx && !(img.reloc_kind == ELF_RELOC_LINUX && lim->allow_wx_linux)) {
+	img.is_linux = img.reloc_kind == ELF_RELOC_LINUX ||
+		    (lim->linux_payload && img.type == ET_EXEC && img.reloc_kind == ELF_RELOC_NONE);
+	img.wx_linux = img.is_linux && lim->allow_wx_linux;
+	/* W+X only for Linux (its init segment), and only when allowed */
+	if (wx && !img.wx_linux) {
 		for (unsigned i = 0; wx_clash && i < img.nseg; i++)
 			if (img.seg[i].phdr == (unsigned)(wx - 1))
 				*wx_clash = (struct elf_wx_clash){
@@ -642,28 +692,30 @@ enum ldr_err elf_parse_diag(const void *file, uint64_t size,
 				};
 		return LDR_E_WX_SEGMENT;
 	}
-	/* for now: may W+X pages exist (elf_page_map() below); then: do they */
-	img.has_wx = img.reloc_kind == ELF_RELOC_LINUX && lim->allow_wx_linux;
-
 	img.layout = lim->layout;
 	if (img.layout == ELF_LAYOUT_AUTO)
-		img.layout = img.reloc_kind == ELF_RELOC_LINUX ? ELF_LAYOUT_PADDR
-							      : ELF_LAYOUT_VADDR;
+		img.layout = img.is_linux ? ELF_LAYOUT_PADDR : ELF_LAYOUT_VADDR;
 	err = elf_place(&img, lim);
 	if (err != LDR_OK)
 		return err;
-	/* A Linux table behind an image that is not Linux-shaped is not one. */
-	if (img.reloc_kind == ELF_RELOC_LINUX &&
+	/* A Linux table behind an image that is not Linux-shaped is not one;
+	 * a bzImage's payload that is not is no vmlinux. */
+	if (img.is_linux &&
 	    (img.layout != ELF_LAYOUT_PADDR || !linux_link_ok(img.link_vbase, img.pbase)))
-		return LDR_E_LINUX_RELOCS;
+		return img.reloc_kind == ELF_RELOC_LINUX ? LDR_E_LINUX_RELOCS : LDR_E_LINUX_LAYOUT;
 	err = elf_check_entry(&img);
 	if (err != LDR_OK)
 		return err;
+	if (wx && img.wx_linux) {
+		err = elf_wx_sections(&img);
+		if (err != LDR_OK)
+			return err;
+	}
 	/* pages shared by segments get the union of their permissions */
 	err = elf_page_map(&img, pages, ELF_PAGE_RANGES_MAX, &npages, wx_clash);
 	if (err != LDR_OK)
 		return err;
-	img.has_wx = wx != 0;
+	img.has_wx = 0;
 	for (unsigned i = 0; i < npages; i++)
 		if ((pages[i].flags & (PT_W | PT_X)) == (PT_W | PT_X))
 			img.has_wx = 1;

@@ -127,9 +127,29 @@ int linux_link_ok(uint64_t link_vbase, uint64_t pbase)
 
 int linux_detect(const struct elf_image *img)
 {
-	if (!img || img->reloc_kind != ELF_RELOC_LINUX || img->layout != ELF_LAYOUT_PADDR)
+	if (!img || !img->is_linux || img->layout != ELF_LAYOUT_PADDR ||
+	    (img->reloc_kind != ELF_RELOC_LINUX && img->reloc_kind != ELF_RELOC_NONE))
 		return 0;
 	return linux_link_ok(img->link_vbase, img->pbase);
+}
+
+int linux_virt_fixed(const struct elf_image *img)
+{
+	return linux_detect(img) && img->reloc_kind == ELF_RELOC_NONE;
+}
+
+enum ldr_err linux_fixed_base(const struct elf_image *img, uint64_t pref_address,
+			      uint64_t *ret_base)
+{
+	if (!linux_detect(img) || !ret_base)
+		return LDR_E_INVAL;
+	/* the header's word against the program headers' (LOAD_PHYSICAL_ADDR
+	 * both): a kernel linked for one address and declared at another
+	 * would run with wrong page tables */
+	if (pref_address != img->pbase)
+		return LDR_E_LINUX_PREF_ADDRESS;
+	*ret_base = pref_address;
+	return LDR_OK;
 }
 
 uint64_t linux_slot_size(const struct elf_image *img)
@@ -157,6 +177,9 @@ enum ldr_err linux_virt_window(const struct elf_image *img, uint64_t image_size,
 	hi = LINUX_START_KERNEL_MAP + LINUX_KERNEL_IMAGE_SIZE;
 	if (image_size > hi - lo)
 		return LDR_E_VIRT_NO_SLOT;
+	/* no relocation table: where it is linked, nowhere else */
+	if (linux_virt_fixed(img))
+		hi = lo + image_size;
 	*ret_lo = lo;
 	*ret_hi = hi;
 	return LDR_OK;

@@ -136,7 +136,7 @@ static int opt_key_is(const char *k, size_t klen, const char *name)
 /* What a key sets, and how its value is read. */
 enum opt_kind {
 	OPT_FLAG,    /* alone, or =0 / =1 */
-	OPT_PATH,    /* kernel=: copied */
+	OPT_KERNEL,  /* kernel=: appended to the list of kernels */
 	OPT_CMDLINE, /* cmdline: copied, length kept */
 	OPT_HEX32,   /* 64 hex digits; sets a have_ flag too */
 	OPT_SIZE,    /* options_parse_size() */
@@ -158,14 +158,16 @@ enum opt_measure {
 };
 
 /* the hint of LDR_E_OPT_TOO_MANY (include/ldr.h) names the number */
-_Static_assert(OPT_MODULES_MAX == 16 && OPT_INITRD_MAX == 8,
-	       "LDR_E_OPT_TOO_MANY's hint says 16 and 8");
+_Static_assert(OPT_MODULES_MAX == 16 && OPT_INITRD_MAX == 8 && OPT_KERNELS_MAX == 4,
+	       "LDR_E_OPT_TOO_MANY's hint says 4, 16 and 8");
+/* the settings text writes a kernel's place as one digit */
+_Static_assert(OPT_KERNELS_MAX <= 9, "kernel.N= has one digit");
 
 /*
  * The one table of keys: how each is read, and what Secure Boot lets an
- * unsigned source (kaslr.conf, load options) do with it.  The README's
- * "Secure Boot and TPM" table is this table (build/tools/kaslr-policy
- * rules prints it; test/install/run.sh compares the two).
+ * unsigned source (kaslr.conf, load options) do with it.  kaslr.conf(5)'s
+ * tables (docs/man/kaslr.conf.5) are this table: build/tools/kaslr-policy
+ * keys and rules print it, test/doc/tables.sh compares the two.
  */
 static const struct opt_key {
 	const char *name;
@@ -180,7 +182,7 @@ static const struct opt_key {
 			    OPT_SB_IF_ALLOWED, "prints the kernel's addresses", OPT_M_VALUE },
 	[OPT_K_NOKASLR] = { "nokaslr", OPT_FLAG, offsetof(struct ldr_options, nokaslr), 0,
 			    OPT_SB_IF_ALLOWED, "turns randomization off", OPT_M_VALUE },
-	[OPT_K_KERNEL] = { "kernel", OPT_PATH, offsetof(struct ldr_options, kernel), 0,
+	[OPT_K_KERNEL] = { "kernel", OPT_KERNEL, offsetof(struct ldr_options, kernels), 0,
 			   OPT_SB_NEVER, "boots another file", OPT_M_VALUE },
 	[OPT_K_CMDLINE] = { "cmdline", OPT_CMDLINE, offsetof(struct ldr_options, cmdline), 0,
 			    OPT_SB_IF_ALLOWED, "changes the kernel's command line", OPT_M_PCR12 },
@@ -237,8 +239,8 @@ static size_t opt_field_size(const struct opt_key *key)
 	switch (key->kind) {
 	case OPT_FLAG:
 		return sizeof(int);
-	case OPT_PATH:
-		return sizeof(((struct ldr_options *)0)->kernel);
+	case OPT_KERNEL:
+		return sizeof(((struct ldr_options *)0)->kernels);
 	case OPT_CMDLINE:
 		return sizeof(((struct ldr_options *)0)->cmdline);
 	case OPT_HEX32:
@@ -262,6 +264,8 @@ static uint32_t *opt_list_count(struct ldr_options *o, const struct opt_key *key
 		return &o->nmodules;
 	if (key->kind == OPT_INITRD)
 		return &o->ninitrd;
+	if (key->kind == OPT_KERNEL)
+		return &o->nkernels;
 	return NULL;
 }
 
@@ -273,14 +277,59 @@ static int opt_same(const struct ldr_options *a, const struct ldr_options *b,
 		       memcmp(a->cmdline, b->cmdline, a->cmdline_len) == 0;
 	if (key->kind == OPT_MODULE && a->nmodules != b->nmodules)
 		return 0;
-	if (key->kind == OPT_INITRD && a->ninitrd != b->ninitrd)
-		return 0;
+	if (key->kind == OPT_INITRD)
+		return a->ninitrd == b->ninitrd &&
+		       memcmp(a->initrd, b->initrd, a->ninitrd * sizeof(a->initrd[0])) == 0;
+	if (key->kind == OPT_KERNEL)
+		return a->nkernels == b->nkernels &&
+		       memcmp(a->kernels, b->kernels, a->nkernels * sizeof(a->kernels[0])) == 0;
 	if (key->kind == OPT_HEX32 &&
 	    *(const int *)((const char *)a + key->have_off) !=
 	    *(const int *)((const char *)b + key->have_off))
 		return 0;
 	return memcmp((const char *)a + key->off, (const char *)b + key->off,
 		      opt_field_size(key)) == 0;
+}
+
+uint32_t options_kernel_count(const struct ldr_options *o)
+{
+	return o->nkernels ? o->nkernels : 1;
+}
+
+const char *options_kernel(const struct ldr_options *o, uint32_t k)
+{
+	return k < o->nkernels ? o->kernels[k] : "";
+}
+
+/* initrds of a kernel the list does not have (a later source named fewer
+ * kernels) go: the list's initrds are those of its kernels */
+static void opt_drop_orphans(struct ldr_options *o)
+{
+	uint32_t n = 0, kernels = options_kernel_count(o);
+
+	for (uint32_t i = 0; i < o->ninitrd && i < OPT_INITRD_MAX; i++)
+		if (o->initrd[i].kernel < kernels)
+			o->initrd[n++] = o->initrd[i];
+	o->ninitrd = n;
+}
+
+void options_choose_kernel(struct ldr_options *o, uint32_t k)
+{
+	uint32_t n = 0;
+
+	if (k >= o->nkernels)
+		k = 0;
+	else if (k)
+		memcpy(o->kernels[0], o->kernels[k], sizeof(o->kernels[0]));
+	if (o->nkernels)
+		o->nkernels = 1;
+	for (uint32_t i = 0; i < o->ninitrd && i < OPT_INITRD_MAX; i++) {
+		if (o->initrd[i].kernel != k)
+			continue;
+		o->initrd[n] = o->initrd[i];
+		o->initrd[n++].kernel = 0;
+	}
+	o->ninitrd = n;
 }
 
 int options_key_shim(enum opt_key_id id)
@@ -324,6 +373,7 @@ uint32_t options_merge_trust(struct ldr_options *dst, const struct ldr_options *
 			*opt_list_count(dst, key) = *opt_list_count((struct ldr_options *)src, key);
 		dst->set |= OPT_BIT(i);
 	}
+	opt_drop_orphans(dst);
 	return ignored;
 }
 
@@ -362,7 +412,10 @@ static enum ldr_err opt_pinned_path(const char *v, size_t n, char *path, int *ha
 	return opt_copy(path, OPT_PATH_MAX, v, colon);
 }
 
-/* One initrd: PATH[:sha256=HEX], appended to the list. */
+/*
+ * One initrd: PATH[:sha256=HEX], appended to the list, for the kernel named
+ * last in this parse (the first kernel when none was named yet).
+ */
 static enum ldr_err opt_initrd(struct ldr_options *o, const char *v, size_t vlen)
 {
 	struct opt_file *f;
@@ -375,7 +428,26 @@ static enum ldr_err opt_initrd(struct ldr_options *o, const char *v, size_t vlen
 	err = opt_pinned_path(v, vlen, f->path, &f->have_sha256, f->sha256);
 	if (err != LDR_OK)
 		return err;
+	f->kernel = o->kernels_replace || o->nkernels == 0 ? 0 : o->nkernels - 1;
 	o->ninitrd++;
+	return LDR_OK;
+}
+
+/* One kernel, appended to the list; the first of a parse starts a new list. */
+static enum ldr_err opt_kernel(struct ldr_options *o, const char *v, size_t vlen)
+{
+	enum ldr_err err;
+
+	if (o->kernels_replace) {
+		o->nkernels = 0;
+		o->kernels_replace = 0;
+	}
+	if (o->nkernels == OPT_KERNELS_MAX)
+		return LDR_E_OPT_TOO_MANY;
+	err = opt_copy(o->kernels[o->nkernels], sizeof(o->kernels[0]), v, vlen);
+	if (err != LDR_OK)
+		return err;
+	o->nkernels++;
 	return LDR_OK;
 }
 
@@ -495,6 +567,17 @@ void options_place_text(const struct opt_place *p, char *buf, size_t cap)
 	buf[n] = 0;
 }
 
+/*
+ * A newline inside a value would end its line in the settings text early
+ * and start another: no parser takes one (kaslr.conf's lines end at '\n'
+ * and the load options' words at blanks, but the rule is kept here, where
+ * every value passes).
+ */
+static int opt_has_newline(const char *v, size_t vlen)
+{
+	return memchr(v, '\n', vlen) || memchr(v, '\r', vlen);
+}
+
 /* One key with its value (val NULL when the key stood alone). */
 static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
 			      const char *v, size_t vlen)
@@ -516,11 +599,11 @@ static enum ldr_err opt_apply(struct ldr_options *o, const char *k, size_t klen,
 		*(int *)field = !v || v[0] == '1';
 		return LDR_OK;
 	}
-	if (!v || vlen == 0)
+	if (!v || vlen == 0 || opt_has_newline(v, vlen))
 		return LDR_E_OPT_VALUE;
 	switch (key->kind) {
-	case OPT_PATH:
-		return opt_copy(field, sizeof(o->kernel), v, vlen);
+	case OPT_KERNEL:
+		return opt_kernel(o, v, vlen);
 	case OPT_CMDLINE:
 		err = opt_copy(field, sizeof(o->cmdline), v, vlen);
 		if (err == LDR_OK)
@@ -569,7 +652,7 @@ static int opt_is_image_path(const char *w, size_t len)
 	       (w[len - 2] | 0x20) == 'f' && (w[len - 1] | 0x20) == 'i';
 }
 
-enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len)
+static enum ldr_err opt_parse_line(struct ldr_options *o, const char *s, size_t len)
 {
 	size_t i = 0, words = 0;
 	enum ldr_err err;
@@ -578,6 +661,7 @@ enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len
 		return LDR_E_OPT_TOO_LONG;
 	len = opt_text_len(s, len);
 	o->modules_replace = 1;
+	o->kernels_replace = 1;
 	while (i < len) {
 		size_t w, wl, eq;
 
@@ -597,7 +681,8 @@ enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len
 				i++;
 			while (e > i && (opt_is_space(s[e - 1]) || s[e - 1] == 0))
 				e--;
-			err = opt_copy(o->cmdline, sizeof(o->cmdline), s + i, e - i);
+			err = opt_has_newline(s + i, e - i) ? LDR_E_OPT_VALUE :
+				opt_copy(o->cmdline, sizeof(o->cmdline), s + i, e - i);
 			if (err != LDR_OK) {
 				opt_set_bad(o, "--", 2);
 				return err;
@@ -622,6 +707,16 @@ enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len
 	return LDR_OK;
 }
 
+/* a kernel list this parse started may be shorter than the initrds' (also
+ * when the parse failed part way: the list's rules hold in every outcome) */
+enum ldr_err options_parse_line(struct ldr_options *o, const char *s, size_t len)
+{
+	enum ldr_err err = opt_parse_line(o, s, len);
+
+	opt_drop_orphans(o);
+	return err;
+}
+
 /* "kernel=x" written in kaslr.conf: a known key followed by '=' */
 static int opt_conf_equals(const char *k, size_t kl)
 {
@@ -632,7 +727,7 @@ static int opt_conf_equals(const char *k, size_t kl)
 	return options_key_find(k, (size_t)(eq - k)) != OPT_K_COUNT;
 }
 
-enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t len)
+static enum ldr_err opt_parse_config(struct ldr_options *o, const char *s, size_t len)
 {
 	size_t i = 0;
 	uint32_t line = 0;
@@ -641,6 +736,7 @@ enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t l
 	if (len > OPT_TEXT_MAX)
 		return LDR_E_OPT_TOO_LONG;
 	len = opt_text_len(s, len);
+	o->kernels_replace = 1;
 	/* a UTF-8 byte-order mark, as some Windows editors write one */
 	if (len >= 3 && (uint8_t)s[0] == 0xef && (uint8_t)s[1] == 0xbb && (uint8_t)s[2] == 0xbf)
 		i = 3;
@@ -683,6 +779,14 @@ enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t l
 		}
 	}
 	return LDR_OK;
+}
+
+enum ldr_err options_parse_config(struct ldr_options *o, const char *s, size_t len)
+{
+	enum ldr_err err = opt_parse_config(o, s, len);
+
+	opt_drop_orphans(o);
+	return err;
 }
 
 /*
@@ -735,6 +839,17 @@ static void ot_u64(struct opt_text *t, uint64_t v)
 	ot_put(t, d + 16 - n, (size_t)n);
 }
 
+/* "KEY=", or with place 1..9 "KEY.PLACE=" */
+static void ot_key(struct opt_text *t, const char *name, uint32_t place)
+{
+	char d[2] = { '.', (char)('0' + place) };
+
+	ot_str(t, name);
+	if (place)
+		ot_put(t, d, 2);
+	ot_str(t, "=");
+}
+
 /* PATH, then ":sha256=HEX" when pinned */
 static void ot_file(struct opt_text *t, const char *path, int have, const uint8_t sha[32])
 {
@@ -771,12 +886,21 @@ enum ldr_err options_settings_text(const struct ldr_options *o, char *out, size_
 				ot_str(&t, "\n");
 			}
 			continue;
-		case OPT_INITRD: /* one line per initrd, in order */
-			for (n = 0; n < o->ninitrd; n++) {
-				ot_str(&t, key->name);
-				ot_str(&t, "=");
-				ot_file(&t, o->initrd[n].path, o->initrd[n].have_sha256,
-					o->initrd[n].sha256);
+		case OPT_INITRD: /* one line per initrd, each kernel's in order */
+			for (uint32_t k = 0; k < options_kernel_count(o); k++)
+				for (n = 0; n < o->ninitrd && n < OPT_INITRD_MAX; n++) {
+					if (o->initrd[n].kernel != k)
+						continue;
+					ot_key(&t, key->name, o->nkernels > 1 ? k + 1 : 0);
+					ot_file(&t, o->initrd[n].path, o->initrd[n].have_sha256,
+						o->initrd[n].sha256);
+					ot_str(&t, "\n");
+				}
+			continue;
+		case OPT_KERNEL: /* "kernel=" the default, or one line per kernel */
+			for (n = 0; n < options_kernel_count(o); n++) {
+				ot_key(&t, key->name, o->nkernels > 1 ? n + 1 : 0);
+				ot_str(&t, options_kernel(o, n));
 				ot_str(&t, "\n");
 			}
 			continue;
@@ -788,9 +912,6 @@ enum ldr_err options_settings_text(const struct ldr_options *o, char *out, size_
 		switch (key->kind) {
 		case OPT_FLAG:
 			ot_str(&t, *(const int *)field ? "1" : "0");
-			break;
-		case OPT_PATH:
-			ot_str(&t, field);
 			break;
 		case OPT_HEX32:
 			if (!*(const int *)((const char *)o + key->have_off)) {

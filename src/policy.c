@@ -298,13 +298,22 @@ enum ldr_err policy_check_trust(const struct policy *p, int secure, int shim,
 	*ask_shim = 0;
 	if (err == LDR_OK || !secure || !p->present || !p->trust_shim)
 		return err;
-	if (!shim)
-		/* an initrd keeps the pin's own error: only a kernel needed shim */
-		return kind == POLICY_KERNEL ? LDR_E_SHIM_ABSENT : err;
+	/* only a kernel (shim's Verify) and an initrd (measured) come in
+	 * through the trust in shim; anything else - a module, which no
+	 * policy names - keeps the pin's error and never reaches Verify */
 	if (kind == POLICY_INITRD)
-		return LDR_OK; /* measured, as GRUB with shim does */
+		return shim ? LDR_OK : err; /* measured, as GRUB with shim does */
+	if (kind != POLICY_KERNEL)
+		return err;
+	if (!shim)
+		return LDR_E_SHIM_ABSENT;
 	*ask_shim = 1;
 	return LDR_OK;
+}
+
+int policy_secure_boot(int secure_boot, int setup_mode)
+{
+	return secure_boot == 1 && setup_mode != 1;
 }
 
 enum opt_trust policy_trust(const struct policy *p)
@@ -318,7 +327,8 @@ void policy_to_options(const struct policy *p, struct ldr_options *o)
 
 	if (!k)
 		return;
-	memcpy(o->kernel, k->path, sizeof(o->kernel));
+	memcpy(o->kernels[0], k->path, sizeof(o->kernels[0]));
+	o->nkernels = 1;
 	o->set |= OPT_BIT(OPT_K_KERNEL);
 	/* the initrds, in the policy's order; their pins stay in the policy */
 	o->ninitrd = 0;

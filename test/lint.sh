@@ -4,7 +4,8 @@
 # bash, dash or ksh shebang, found anew on every run, so a new script is
 # checked without being listed anywhere.  Sourced files are followed (-x).
 # One "ok FILE" / "FAIL FILE" line (then shellcheck's findings) per script;
-# the last line is "lint: N passed, N failed".
+# then the boot cases' placement lines (test/qemu/lint-placement.sh); the
+# last line is "lint: N passed, N failed".
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -60,5 +61,26 @@ else
 	echo "ok objcopy-dev-output"
 	passed=$((passed + 1))
 fi
+
+# every boot case says where make test boots it, and honours TEST_PLACEMENT
+# unless it says why it cannot (test/qemu/lint-placement.sh)
+out=$(test/qemu/lint-placement.sh)
+grep -v '^ok ' <<<"$out"
+p=$(grep -c '^ok ' <<<"$out") f=$(grep -c '^FAIL ' <<<"$out")
+passed=$((passed + p)) failed=$((failed + f))
+# and that check fails on a case that does neither, planted in a directory
+# of its own
+planted=$(mktemp -d)
+# shellcheck disable=SC2016 # the planted case's own text
+printf '%s\n' '# planted - boots at random with no word on its placement' \
+	'boot_payload "$(mkesp "$NAME" "$P/kernel-pie.elf")"' >"$planted/planted.sh"
+if test/qemu/lint-placement.sh "$planted" | grep -q '^FAIL placement planted: no .# placement:'; then
+	echo "ok placement: a planted case with no placement line fails"
+	passed=$((passed + 1))
+else
+	echo "FAIL placement: a planted case with no placement line passes"
+	failed=$((failed + 1))
+fi
+rm -rf "$planted"
 echo "lint: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

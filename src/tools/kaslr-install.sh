@@ -5,12 +5,30 @@
 # `make uninstall` and the kernel hooks (src/tools/hooks/) run it; installed
 # as /usr/sbin/kaslr-loader-install.
 #
-#   kaslr-install.sh --esp DIR --loader UNSIGNED.efi --tool kaslr-policy
+#   kaslr-install.sh --esp DIR [--loader UNSIGNED.efi] [--tool kaslr-policy]
 #       --kernel FILE [--initrd FILE]... [--cmdline TEXT] [--allow KEY]...
-#       [--install-path EFI/BOOT/BOOTX64.EFI] [--sign-key KEY --sign-cert CERT]
+#       [--install-path PATH] [--sign-key KEY --sign-cert CERT]
 #       [--conf FILE] [--repack kaslr-repack.sh] [--entry auto|yes|no] [--force]
-#       [--shim SHIM.efi] [--trust pins|shim]
-#   kaslr-install.sh --uninstall --esp DIR [--install-path PATH]
+#       [--shim SHIM.efi] [--trust pins|shim] [--state DIR]
+#   kaslr-install.sh --uninstall --esp DIR [--install-path PATH] [--state DIR]
+#
+# --loader and --tool default to the package's files beside this script
+# (../lib/kaslr-loader/kaslr-loader.efi and kaslr-policy) when they exist.
+# The install path (the file firmware or a boot manager starts), when not
+# given, is computed here and nowhere else: where the previous install on
+# this ESP put it (its manifest says), else, on the running system's ESP
+# (EFI booted, the ESP a mounted EFI system partition),
+# EFI/kaslr-loader/kaslr-loader.efi (EFI/kaslr-loader/shimx64.efi with
+# --shim) with a Boot#### entry for it, else the fallback path
+# EFI/BOOT/BOOTX64.EFI.  The Boot#### entry is made (efibootmgr) only when
+# no systemd-boot entry starts the loader and the path is not the fallback
+# path; its number and the BootOrder before it are kept in DIR/boot-entry
+# (--state, default /var/lib/kaslr-loader): --uninstall deletes that entry
+# (if it is still kaslr-loader's) and puts BootOrder back as it was (the
+# entries made since kept after it).  bootctl set-default is never run;
+# --uninstall on the running system clears systemd-boot's default entry
+# (LoaderEntryDefault, what `bootctl set-default` sets) when it names
+# kaslr-loader.conf, the entry it takes away.
 #
 # Safe by default:
 #   - an existing file at the install path that is not kaslr-loader (e.g.
@@ -25,13 +43,23 @@
 #     pins THOSE copies' SHA-256, and the bytes written to the ESP are
 #     compared with them before the loader is signed; a file that changed
 #     on the ESP meanwhile stops the install with one line;
-#   - the ESP changes only once everything is ready: files go to NAME.kaslr-new
-#     first and are renamed into place at the end, the loader last; any
-#     failure before leaves the previous loader, its policy and kernel;
+#   - the ESP changes only once everything is ready, and at every instant
+#     (a failure or a power cut at any step) the loader on it boots what it
+#     pins: new files never take the name of a file a loader in place pins
+#     (such a name gets NAME@ the first 16 hex digits of its SHA-256, and
+#     the next update goes back to NAME); they are written as NAME.kaslr-new,
+#     renamed into place and flushed (sync -f) before the loader that pins
+#     them is renamed over the old one, that rename is flushed, and only
+#     then do the files the old loader needed go; the manifest lists every
+#     file an install may have placed before any is placed;
+#   - whatever is read from the ESP (the manifest, the loader in place,
+#     kaslr.conf, a file about to be replaced) must be a regular file
+#     inside the ESP, and not too big (kaslr-esp.sh): the ESP is not
+#     trusted, and an install never hangs on it;
 #   - an existing kaslr.conf is kept, except a `kernel` line naming another
 #     file, which is pointed at the new kernel;
 #   - with systemd-boot on the ESP (loader/entries/) the entry
-#     loader/entries/kaslr-loader.conf is written (README, Secure Boot and TPM);
+#     loader/entries/kaslr-loader.conf is written (kaslr-loader-install(8));
 #   - what the install wrote is listed in the manifest EFI/kaslr-loader.manifest
 #     on the ESP: a later install removes what it no longer needs (another
 #     kernel version, the files at a previous install path), --uninstall
@@ -44,17 +72,29 @@
 #   - --trust shim writes a policy under which a kernel boots if its pin
 #     matches or shim verifies its signature, and kaslr.conf may name the
 #     kernel and initrds (README, Through shim); the default is pins only.
+#     It needs --shim: without shim nothing verifies a signature;
+#   - a signing key that its group or others may read is refused.
 # Every file written is named on stdout; a failure is one line on stderr.
 set -u
 me=kaslr-install
-MANIFEST=EFI/kaslr-loader.manifest # relative to the ESP
 die() { echo "$me: $*" >&2; exit 1; }
 say() { echo "$me: $*"; }
+# the ESP's checks (kaslr-esp.sh): beside this script in the source tree,
+# in the package's library directory once installed
+esp_lib=$(dirname -- "$0")/kaslr-esp.sh
+[ -f "$esp_lib" ] || esp_lib=$(dirname -- "$0")/../lib/kaslr-loader/kaslr-esp.sh
+# shellcheck source=src/tools/kaslr-esp.sh
+. "$esp_lib" 2>/dev/null || die "$esp_lib missing (reinstall kaslr-loader)"
+MANIFEST=$ESP_MANIFEST # relative to the ESP
 
 # ------------------------------------------------------------ arguments
-esp='' loader='' tool='' kernel='' cmdline='' have_cmdline=0 path=EFI/BOOT/BOOTX64.EFI path_given=0
+esp='' loader='' tool='' kernel='' cmdline='' have_cmdline=0 path='' path_given=0
 key='' cert='' conf='' repack='' entry=auto force=0 uninstall=0 shim='' trust=pins shim_path=''
 initrds=() allows=()
+state=${KASLR_LOADER_STATE:-/var/lib/kaslr-loader}
+# /sys (the tests point it elsewhere): firmware/efi says EFI booted
+sys=${KASLR_LOADER_SYS:-/sys}
+libdir=$(dirname -- "$0")/../lib/kaslr-loader
 parse_args() {
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -78,6 +118,7 @@ parse_args() {
 		--entry) entry=$2 ;;
 		--shim) shim=$2 ;;
 		--trust) trust=$2 ;;
+		--state) state=$2 ;;
 		*) die "unknown argument $1" ;;
 		esac
 		shift 2
@@ -85,46 +126,18 @@ parse_args() {
 }
 
 # ------------------------------------------------------------ ESP paths
-# A path the manifest may hold: relative to the ESP, no '..', plain characters.
-valid_rel() {
-	case $1 in '' | /* | *..* | *//* | */ | *[!A-Za-z0-9._+~@/-]*) return 1 ;; esac
-	return 0
-}
-# REL is a manifest path that resolves inside the ESP (no symbolic link out)
-inside_esp() {
-	local r
-	valid_rel "$1" || return 1
-	r=$(realpath -m -- "$esp/$1") || return 1
-	case $r in "$esp_real"/*) return 0 ;; esac
-	return 1
-}
 # the ESP path of a file in the install directory, as the policy pins it
 esp_path() { printf '/%s/%s' "$reldir" "$1" | sed 's|^/\./|/|; s|//*|/|g'; }
 # the manifest path of a file in the install directory
 rel_of() { printf '%s/%s' "$reldir" "$1" | sed 's|^\./||'; }
 
 # ------------------------------------------------------------ the manifest
-# Lines: "loader PATH" (where the loader is), "file PATH" (written where
-# nothing was: removed on uninstall), "backup PATH COPY" (PATH was there:
-# COPY holds its bytes, put back on uninstall), "dir PATH" (made by the
-# install: removed when empty).  Paths are relative to the ESP.
-old_kind=() old_a=() old_b=() old_loader=''
+# (its lines: kaslr-esp.sh, esp_manifest)
+old_kind=() old_a=() old_b=() old_loader='' old_installpath=''
 manifest_read() {
-	local m=$esp/$MANIFEST n=0 k a b extra
-	[ -f "$m" ] || return 0
-	while read -r k a b extra; do
-		n=$((n + 1))
-		case $k in '' | '#'*) continue ;; esac
-		if ! case $k in
-			loader | file | dir) [ -z "$b" ] ;;
-			backup) inside_esp "$b" ;;
-			*) false ;;
-			esac || [ -n "$extra" ] || ! inside_esp "$a"; then
-			die "$m: line $n is not a manifest entry; remove the file to start afresh (then the ESP is taken as it is)"
-		fi
-		if [ "$k" = loader ]; then old_loader=$a; continue; fi
-		old_kind+=("$k") old_a+=("$a") old_b+=("${b:-}")
-	done <"$m"
+	esp_manifest || die "$esp_why"
+	old_kind=("${m_kind[@]}") old_a=("${m_a[@]}") old_b=("${m_b[@]}")
+	old_loader=$m_loader old_installpath=$m_installpath
 }
 # the index of REL's file/backup line in the previous manifest, or nothing
 old_index() {
@@ -141,21 +154,24 @@ new_lines=() new_paths=()
 # there is a previous kaslr-loader's and needs no backup; an unrecorded
 # file with NEW's bytes stays unrecorded (uninstall leaves it).
 claim() {
-	local rel=$1 ours=${2:-0} new=${3:-} i b
+	local rel=$1 ours=${2:-0} new=${3:-} i b st
 	new_paths+=("$rel")
 	if i=$(old_index "$rel"); then
 		new_lines+=("${old_kind[$i]} $rel${old_b[$i]:+ ${old_b[$i]}}")
-	elif [ -e "$esp/$rel" ] && [ -n "$new" ] && cmp -s "$new" "$esp/$rel"; then
 		return 0
-	elif [ -e "$esp/$rel" ] && [ "$ours" != 1 ]; then
-		b=$rel.kaslr-backup
-		[ -e "$esp/$b" ] && b=$rel.kaslr-backup-$(date +%Y%m%d%H%M%S)
-		cp "$esp/$rel" "$esp/$b" || die "cannot back up $esp/$rel" # no -p: FAT keeps no modes
-		new_lines+=("backup $rel $b")
-		say "kept the previous $rel as $b"
-	else
-		new_lines+=("file $rel")
 	fi
+	esp_file "$rel"
+	st=$?
+	if [ "$st" = 2 ]; then new_lines+=("file $rel"); return 0; fi
+	[ "$st" = 0 ] || die "refusing to replace $esp/$rel: $esp_why"
+	if [ -n "$new" ] && cmp -s "$new" "$esp/$rel"; then return 0; fi
+	if [ "$ours" = 1 ]; then new_lines+=("file $rel"); return 0; fi
+	b=$rel.kaslr-backup
+	{ [ -e "$esp/$b" ] || [ -L "$esp/$b" ]; } && b=$rel.kaslr-backup-$(date +%Y%m%d%H%M%S)
+	{ esp_inside "$b" && [ ! -e "$esp/$b" ] && [ ! -L "$esp/$b" ]; } || die "cannot back up $esp/$rel: $b is taken"
+	cp "$esp/$rel" "$esp/$b" || die "cannot back up $esp/$rel" # no -p: FAT keeps no modes
+	new_lines+=("backup $rel $b")
+	say "kept the previous $rel as $b"
 }
 # make_dir REL: creates it and its parents, recording those it made
 made_dirs=()
@@ -165,46 +181,67 @@ make_dir() {
 	for part in $rel; do
 		[ "$part" = . ] && continue
 		sofar=${sofar:+$sofar/}$part
+		esp_dir "$sofar" || die "$esp/$sofar is not a directory inside the ESP"
 		[ -d "$esp/$sofar" ] && continue
 		mkdir "$esp/$sofar" || die "cannot create $esp/$sofar"
 		made_dirs+=("$sofar")
 	done
 }
 # undo KIND PATH [COPY]: what uninstall does for one line; a failure is
-# a warning and sets undo_failed
-undo_failed=0
+# a warning, sets undo_failed and keeps the line (kept_lines)
+undo_failed=0 kept_lines=()
 undo() {
 	case $1 in
 	file)
-		[ -e "$esp/$2" ] || return 0
+		{ [ -e "$esp/$2" ] || [ -L "$esp/$2" ]; } || return 0
 		if rm -f "$esp/$2"; then say "removed $2"
-		else echo "$me: warning: cannot remove $esp/$2" >&2; undo_failed=1; fi ;;
+		else echo "$me: warning: cannot remove $esp/$2" >&2; undo_failed=1; kept_lines+=("file $2"); fi ;;
 	backup)
 		if [ ! -e "$esp/$3" ]; then say "warning: the backup $3 of $2 is gone; $2 left as it is"
 		elif mv -f "$esp/$3" "$esp/$2"; then say "restored $2 from $3"
-		else echo "$me: warning: cannot restore $esp/$2 from $esp/$3" >&2; undo_failed=1; fi ;;
+		else echo "$me: warning: cannot restore $esp/$2 from $esp/$3" >&2; undo_failed=1; kept_lines+=("backup $2 $3"); fi ;;
 	dir) rmdir "$esp/$2" 2>/dev/null && say "removed $2/" ;;
 	esac
 	return 0
 }
+# put_text FILE REL: FILE (in $priv) at REL, in one rename
+put_text() {
+	put_new "$1" "$2"
+	place "$2"
+}
+# manifest_write [journal]: the manifest of this install.  "journal": also
+# every line of the previous one, written before anything is placed, so
+# that whatever a failure leaves is listed (the next install or
+# --uninstall takes it away)
 manifest_write() {
-	local m=$esp/$MANIFEST i d keep
-	local dirs=()
+	local i d keep l=$path p ip=${shim_path:-$path}
+	local dirs=() lines=("${new_lines[@]}" "${kept_lines[@]}")
 	make_dir "$(dirname "$MANIFEST")"
 	# directories: those a previous install made and still in use, and new ones
 	for i in "${!old_kind[@]}"; do
 		[ "${old_kind[$i]}" = dir ] || continue
 		keep=0
+		[ "${1:-}" = journal ] && keep=1
 		for d in "${new_paths[@]}" "$MANIFEST"; do case $d in "${old_a[$i]}"/*) keep=1 ;; esac; done
 		[ "$keep" = 1 ] && dirs+=("dir ${old_a[$i]}")
 	done
 	for d in "${made_dirs[@]}"; do dirs+=("dir $d"); done
+	if [ "${1:-}" = journal ]; then
+		[ -n "$old_loader" ] && l=$old_loader ip=$old_installpath
+		for i in "${!old_kind[@]}"; do
+			[ "${old_kind[$i]}" = dir ] && continue
+			keep=0
+			for p in "${new_paths[@]}"; do [ "$p" = "${old_a[$i]}" ] && keep=1; done
+			[ "$keep" = 1 ] || lines+=("${old_kind[$i]} ${old_a[$i]}${old_b[$i]:+ ${old_b[$i]}}")
+		done
+	fi
 	{
 		echo "# kaslr-loader: what kaslr-loader-install wrote on this ESP (kaslr-loader-install --uninstall, make uninstall)"
-		echo "loader $path"
-		printf '%s\n' "${dirs[@]}" "${new_lines[@]}"
-	} >"$m.kaslr-new" || die "cannot write $m"
-	mv -f "$m.kaslr-new" "$m" || die "cannot write $m"
+		echo "loader $l"
+		[ -z "$ip" ] || [ "$ip" = "$l" ] || echo "installpath $ip"
+		printf '%s\n' "${dirs[@]}" "${lines[@]}"
+	} | sed '/^$/d' >"$priv/manifest" || die "cannot write $priv/manifest"
+	put_text "$priv/manifest" "$MANIFEST"
 }
 # what the previous install wrote and this one did not: removed, or restored
 drop_previous() {
@@ -225,26 +262,33 @@ drop_previous() {
 
 # ------------------------------------------------------------ uninstall
 do_uninstall() {
-	local m=$esp/$MANIFEST i
-	[ -f "$m" ] || die "nothing to uninstall: no $MANIFEST on $esp (kaslr-loader was not installed there, or by a version without one)"
+	local i
+	esp_file "$MANIFEST" "$ESP_TEXT_MAX"
+	[ $? = 2 ] && die "nothing to uninstall: no $MANIFEST on $esp (kaslr-loader was not installed there, or by a version without one)"
 	manifest_read
-	[ "$path_given" = 1 ] && [ "$old_loader" != "$path" ] &&
-		die "the loader installed on $esp is $old_loader, not $path"
+	[ "$path_given" = 1 ] && [ "$old_loader" != "$path" ] && [ "$old_installpath" != "$path" ] &&
+		die "the loader installed on $esp is $old_installpath, not $path"
 	for ((i = ${#old_kind[@]} - 1; i >= 0; i--)); do
 		[ "${old_kind[$i]}" = dir ] || undo "${old_kind[$i]}" "${old_a[$i]}" "${old_b[$i]}"
 	done
-	[ "$undo_failed" = 0 ] || die "uninstalling from $esp left files behind (above); $m kept: run it again once they can go"
-	rm -f "$m" || die "cannot remove $m"
+	[ "$undo_failed" = 0 ] || die "uninstalling from $esp left files behind (above); $esp/$MANIFEST kept: run it again once they can go"
+	rm -f "$esp/$MANIFEST" || die "cannot remove $esp/$MANIFEST"
 	for ((i = ${#old_kind[@]} - 1; i >= 0; i--)); do
 		[ "${old_kind[$i]}" = dir ] && undo dir "${old_a[$i]}"
 	done
+	esp_flush
+	boot_entry_remove
+	sdboot_default_remove
 	say "uninstalled ${old_loader:-kaslr-loader} from $esp"
 }
 
 # ------------------------------------------------------------ checks
 preflight() {
+	local st
 	[ -n "$kernel" ] || die "no kernel given"
 	[ -f "$kernel" ] || die "kernel $kernel: no such file"
+	[ -n "$loader" ] || die "no --loader given, and no $libdir/kaslr-loader.efi"
+	[ -n "$tool" ] || die "no --tool given, and no $libdir/kaslr-policy"
 	for f in "$loader" "$tool"; do [ -f "$f" ] || die "$f missing (build it first)"; done
 	for f in "${initrds[@]}"; do [ -f "$f" ] || die "initrd $f: no such file"; done
 	{ [ -z "$key$cert" ] || { [ -n "$key" ] && [ -n "$cert" ]; }; } || die "signing needs both a key and a certificate"
@@ -252,22 +296,25 @@ preflight() {
 		{ command -v sbsign && command -v sbverify; } >/dev/null ||
 			die "sbsign missing: signing (a SIGN_KEY) needs the Debian package sbsigntool (apt install sbsigntool)"
 		for f in "$key" "$cert"; do [ -r "$f" ] || die "cannot read $f"; done
+		key_private "$key" || die "$esp_why"
 	fi
 	case $entry in auto | yes | no) ;; *) die "--entry auto|yes|no" ;; esac
-	manifest_read
-	# never replace what is not ours
-	if [ -e "$dest" ] && ! old_index "$path" >/dev/null && ! "$tool" show "$dest" >/dev/null 2>&1; then
+	# never replace what is not ours (nor read what is not a file)
+	esp_file "$path"
+	st=$?
+	[ "$st" = 1 ] && die "refusing to replace $dest: $esp_why"
+	if [ "$st" = 0 ] && ! old_index "$path" >/dev/null && ! "$tool" show "$dest" >/dev/null 2>&1; then
 		[ "$force" = 1 ] ||
-			die "refusing to replace $dest: it is not kaslr-loader (another boot loader?); install elsewhere (INSTALL_PATH=EFI/kaslr/kaslr-loader.efi) or force it (FORCE=1 keeps a backup)"
+			die "refusing to replace $dest: it is not kaslr-loader (another boot loader?); install elsewhere (INSTALL_PATH=EFI/kaslr-loader/kaslr-loader.efi) or force it (FORCE=1 keeps a backup)"
 	fi
 }
 
 # ------------------------------------------------------------ staging
 # The sources are copied into $priv/f ($priv is mode 0700); names[i] is the ESP name
 # of privs[i], kinds[i] kernel or initrd.  Nothing is read from the ESP.
-names=() privs=() kinds=() srcs=() staged=()
-# files beside the loader that the policy does not pin (none yet): their
-# private copies and ESP paths; stage_esp puts them, commit renames them
+names=() privs=() kinds=() srcs=() writes=() staged=()
+# files beside the loader that the policy does not pin (shim, MokManager):
+# their private copies and ESP paths; stage_esp puts them, commit renames them
 extra_privs=() extra_rels=()
 stage_private() {
 	local kname n f
@@ -288,22 +335,68 @@ stage_private() {
 		names+=("$n") privs+=("$priv/f/$n") kinds+=(initrd) srcs+=("$f")
 	done
 	for n in "${names[@]}"; do
-		valid_rel "$(rel_of "$n")" || die "$n: a name for the ESP needs letters, digits and ._+~@- only"
+		esp_rel_ok "$(rel_of "$n")" || die "$n: a name for the ESP needs letters, digits and ._+~@- only"
 	done
 }
-# put_esp PRIVATE REL: REL.kaslr-new on the ESP, checked byte for byte
-put_esp() {
-	local src=$1 rel=$2
+# the files the loaders in place pin (at the install path, and where the
+# previous install put its loader): no new file takes one of their names
+old_pins=()
+pinned_before() {
+	local p
+	for p in "${old_pins[@]}"; do [ "$p" = "$1" ] && return 0; done
+	return 1
+}
+# each file keeps its name, unless a loader in place pins that name with
+# other bytes: it is then NAME@ the first 16 hex digits of its SHA-256
+# (the next update goes back to NAME); a file whose bytes are on the ESP
+# under its name already is not written again
+choose_names() {
+	local i rel h l p
+	for l in "$path" "$old_loader"; do
+		[ -n "$l" ] || continue
+		while read -r _ p _; do old_pins+=("$p"); done < <(esp_pins "$tool" "$l")
+	done
+	for i in "${!names[@]}"; do
+		rel=$(rel_of "${names[$i]}")
+		if pinned_before "$rel" && ! esp_same "${privs[$i]}" "$rel"; then
+			h=$(sha256sum <"${privs[$i]}")
+			names[i]=${names[$i]}@${h:0:16}
+			rel=$(rel_of "${names[$i]}")
+			if pinned_before "$rel" && ! esp_same "${privs[$i]}" "$rel"; then
+				die "$esp/$rel: pinned by the loader in place with other bytes; remove $esp/$MANIFEST to start afresh"
+			fi
+		fi
+		writes[i]=1
+		esp_same "${privs[$i]}" "$rel" && writes[i]=0
+	done
+}
+# put_new SRC REL: SRC's bytes at REL.kaslr-new on the ESP, checked byte
+# for byte (never written through what was there: that is removed first)
+put_new() {
+	local src=$1 rel=$2 t=$esp/$2.kaslr-new
+	esp_inside "$(dirname "$rel")" || [ "$(dirname "$rel")" = . ] || die "$esp/$(dirname "$rel"): leads out of the ESP"
 	staged+=("$rel.kaslr-new")
-	cp "$src" "$esp/$rel.kaslr-new" 2>/dev/null || die "cannot write $esp/$rel (ESP full or read-only?): nothing installed, the previous loader kept"
-	cmp -s "$src" "$esp/$rel.kaslr-new" ||
+	rm -f "$t" 2>/dev/null
+	{ [ ! -e "$t" ] && [ ! -L "$t" ]; } || die "cannot remove $t (a directory?): nothing installed, the previous loader kept"
+	cp "$src" "$t" 2>/dev/null || die "cannot write $esp/$rel (ESP full or read-only?): nothing installed, the previous loader kept"
+	cmp -s "$src" "$t" ||
 		die "$esp/$rel changed on the ESP while it was written (another writer on the ESP?): nothing installed, the previous loader kept"
+}
+# place REL: REL.kaslr-new renamed to REL
+place() {
+	mv -f "$esp/$1.kaslr-new" "$esp/$1" 2>/dev/null ||
+		die "cannot rename $esp/$1.kaslr-new: the loader in place boots what it booted before"
 }
 stage_esp() {
 	local i
 	make_dir "$reldir"
-	for i in "${!names[@]}"; do put_esp "${privs[$i]}" "$(rel_of "${names[$i]}")"; done
-	for i in "${!extra_rels[@]}"; do make_dir "$(dirname "${extra_rels[$i]}")"; put_esp "${extra_privs[$i]}" "${extra_rels[$i]}"; done
+	for i in "${!names[@]}"; do
+		[ "${writes[$i]}" = 1 ] && put_new "${privs[$i]}" "$(rel_of "${names[$i]}")"
+	done
+	for i in "${!extra_rels[@]}"; do
+		make_dir "$(dirname "${extra_rels[$i]}")"
+		put_new "${extra_privs[$i]}" "${extra_rels[$i]}"
+	done
 }
 
 # ------------------------------------------------------------ the loader
@@ -331,62 +424,43 @@ sign_loader() {
 	fi
 }
 
-# ------------------------------------------------------------ commit
-commit() {
-	local i rel own=0
-	for i in "${!names[@]}"; do
-		rel=$(rel_of "${names[$i]}")
-		claim "$rel" 0 "${privs[$i]}"
-		mv -f "$esp/$rel.kaslr-new" "$esp/$rel" || die "cannot rename $esp/$rel.kaslr-new"
-		printf '%s: %-7s %s -> %s\n' "$me" "${kinds[$i]}" "${srcs[$i]}" "$esp/$rel"
-	done
-	for i in "${!extra_rels[@]}"; do
-		rel=${extra_rels[$i]}
-		claim "$rel" 0 "${extra_privs[$i]}"
-		mv -f "$esp/$rel.kaslr-new" "$esp/$rel" || die "cannot rename $esp/$rel.kaslr-new"
-		say "file    $esp/$rel"
-	done
-	[ -e "$dest" ] && "$tool" show "$dest" >/dev/null 2>&1 && own=1
-	claim "$path" "$own"
-	mv -f "$dest.kaslr-new" "$dest" || die "cannot rename $dest.kaslr-new"
-	staged=()
-	say "loader  $dest ($how)"
-	"$tool" show "$dest" | sed "s/^/$me: policy  /"
-}
-# kaslr.conf beside the loader
-write_conf() {
-	local kc=$dir/kaslr.conf rel old abs kname=${names[0]} prev
+# ------------------------------------------------------------ kaslr.conf, entry
+# what goes beside the loader as kaslr.conf: conf_new (a file in $priv to
+# put there; empty: kept as it is) and conf_msg (what is said)
+conf_new='' conf_msg=''
+prepare_conf() {
+	local kc=$dir/kaslr.conf rel old abs kname=${names[0]} prev st
 	rel=$(rel_of kaslr.conf)
+	esp_file "$rel" "$ESP_TEXT_MAX"
+	st=$?
+	[ "$st" = 1 ] && die "refusing to use $kc: $esp_why"
 	# the loader moved: a kaslr.conf the previous install wrote moves with it
-	if [ -z "$conf" ] && [ ! -e "$kc" ] && prev=$(previous_conf); then
-		claim "$rel"
-		cp "$esp/$prev" "$kc" || die "cannot write $kc"
-		say "config  $esp/$prev -> $kc"
+	if [ -z "$conf" ] && [ "$st" = 2 ] && prev=$(previous_conf); then
+		cp "$esp/$prev" "$priv/kaslr.conf" || die "cannot read $esp/$prev"
+		conf_new=$priv/kaslr.conf conf_msg="config  $esp/$prev -> $kc"
 		return
 	fi
 	if [ -n "$conf" ]; then
-		if [ -e "$kc" ] && cmp -s "$conf" "$kc"; then keep_unless_ours "$rel"; say "config  $kc kept"; return; fi
-		claim "$rel"
-		cp "$conf" "$kc" || die "cannot write $kc"
-		say "config  $conf -> $kc"
-	elif [ -e "$kc" ]; then
-		old=$(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' "$kc" | tail -n 1)
+		if [ "$st" = 0 ] && cmp -s "$conf" "$kc"; then conf_msg="config  $kc kept"; return; fi
+		cp "$conf" "$priv/kaslr.conf" || die "cannot read $conf"
+		conf_new=$priv/kaslr.conf conf_msg="config  $conf -> $kc"
+	elif [ "$st" = 0 ]; then
+		cp "$kc" "$priv/kaslr.conf" || die "cannot read $kc"
+		old=$(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' "$priv/kaslr.conf" | tail -n 1)
 		abs=$(esp_path "$kname" | sed 's|/|\\|g') # with backslashes
 		if [ -n "$old" ] && [ "$old" != "$kname" ] && [ "$old" != "$abs" ]; then
-			claim "$rel"
-			sed -i "s|^\([[:space:]]*kernel[[:space:]]\{1,\}\)[^#[:space:]]*|\1$kname|" "$kc" || die "cannot update $kc"
-			say "config  $kc: kernel $old -> $kname"
+			sed -i "s|^\([[:space:]]*kernel[[:space:]]\{1,\}\)[^#[:space:]]*|\1$kname|" "$priv/kaslr.conf" ||
+				die "cannot update $kc"
+			conf_new=$priv/kaslr.conf conf_msg="config  $kc: kernel $old -> $kname"
 		else
-			keep_unless_ours "$rel"
-			say "config  $kc kept"
+			conf_msg="config  $kc kept"
 		fi
 	else
-		claim "$rel"
-		cat >"$kc" <<EOF || die "cannot write $kc"
-# kaslr.conf - options of kaslr-loader (see its README, Options).
+		cat >"$priv/kaslr.conf" <<EOF || die "cannot write $priv/kaslr.conf"
+# kaslr.conf - options of kaslr-loader (man 5 kaslr.conf).
 # One "key value" per line; '#' starts a comment.  Load options (e.g. a
 # systemd-boot entry's "options") override what is set here; under Secure
-# Boot only what the signed policy allows is taken (README, Secure Boot and TPM).
+# Boot only what the signed policy allows is taken (kaslr.conf(5), SECURE BOOT).
 # The kernel, its initrds and command line come from the loader's policy
 # (kaslr-policy show $path).
 #
@@ -396,7 +470,7 @@ write_conf() {
 # kaslr.min  16M
 # kaslr.max  4G
 EOF
-		say "config  $kc (commented defaults)"
+		conf_new=$priv/kaslr.conf conf_msg="config  $kc (commented defaults)"
 	fi
 }
 # the kaslr.conf a previous install at another path wrote, relative to the ESP
@@ -405,37 +479,98 @@ previous_conf() {
 	[ -n "$old_loader" ] && [ "$old_loader" != "$path" ] || return 1
 	r=$(dirname "$old_loader")/kaslr.conf
 	r=${r#./}
-	old_index "$r" >/dev/null && [ -f "$esp/$r" ] && echo "$r"
+	old_index "$r" >/dev/null && esp_file "$r" "$ESP_TEXT_MAX" && echo "$r"
 }
 # a file left as it is stays in the manifest when a previous install wrote it
 keep_unless_ours() { if old_index "$1" >/dev/null; then claim "$1"; fi; }
-# the systemd-boot entry
-write_entry() {
-	local rel=loader/entries/kaslr-loader.conf e text
+# the systemd-boot entry: entry_new (a file in $priv; empty: none to
+# write) and entry_msg (empty: no entry wanted)
+entry_rel=loader/entries/kaslr-loader.conf entry_new='' entry_msg=''
+prepare_entry() {
+	local e=$esp/$entry_rel st
 	if [ "$entry" = yes ] || { [ "$entry" = auto ] && [ -d "$esp/loader/entries" ]; }; then
-		e=$esp/$rel
-		text=$(printf 'title   kaslr-loader\nefi     /%s' "${shim_path:-$path}")
-		if [ -f "$e" ] && [ "$(cat "$e")" = "$text" ]; then keep_unless_ours "$rel"; say "entry   $e kept"; return; fi
-		make_dir loader/entries
-		claim "$rel"
-		printf '%s\n' "$text" >"$e" || die "cannot write $e"
-		say "entry   $e"
+		printf 'title   kaslr-loader\nefi     /%s\n' "${shim_path:-$path}" >"$priv/entry" || die "cannot write $priv/entry"
+		esp_file "$entry_rel" "$ESP_TEXT_MAX"
+		st=$?
+		[ "$st" = 1 ] && die "refusing to replace $e: $esp_why"
+		if [ "$st" = 0 ] && cmp -s "$priv/entry" "$e"; then entry_msg="entry   $e kept"; return; fi
+		entry_new=$priv/entry entry_msg="entry   $e"
 	fi
+}
+
+# ------------------------------------------------------------ commit
+# Everything is staged (NAME.kaslr-new, checked).  Then, in this order:
+# the manifest lists everything that may be placed; the files the new
+# loader pins (under names no loader in place pins) and shim are renamed
+# into place and flushed; the loader is renamed over the old one and
+# flushed; kaslr.conf and the entry follow; what only the old loader
+# needed goes; the manifest of this install is written and flushed.  A
+# failure or a power cut at any point leaves a loader whose pins hold.
+commit() {
+	local i rel own=0
+	for i in "${!names[@]}"; do claim "$(rel_of "${names[$i]}")" 0 "${privs[$i]}"; done
+	for i in "${!extra_rels[@]}"; do claim "${extra_rels[$i]}" 0 "${extra_privs[$i]}"; done
+	esp_show "$tool" "$path" >/dev/null 2>&1 && own=1
+	claim "$path" "$own"
+	if [ -n "$conf_new" ]; then claim "$(rel_of kaslr.conf)"; else keep_unless_ours "$(rel_of kaslr.conf)"; fi
+	if [ -n "$entry_new" ]; then
+		make_dir loader/entries
+		claim "$entry_rel"
+	elif [ -n "$entry_msg" ]; then
+		keep_unless_ours "$entry_rel"
+	fi
+	manifest_write journal
+	for i in "${!names[@]}"; do
+		rel=$(rel_of "${names[$i]}")
+		[ "${writes[$i]}" = 1 ] && place "$rel"
+		printf '%s: %-7s %s -> %s\n' "$me" "${kinds[$i]}" "${srcs[$i]}" "$esp/$rel"
+	done
+	for i in "${!extra_rels[@]}"; do
+		place "${extra_rels[$i]}"
+		say "file    $esp/${extra_rels[$i]}"
+	done
+	esp_flush || die "sync -f $esp failed: the loader in place boots what it booted before"
+	place "$path"
+	esp_flush || die "sync -f $esp failed after the loader was renamed into place; run the install again"
+	say "loader  $dest ($how)"
+	"$tool" show "$dest" | sed "s/^/$me: policy  /"
+	[ -z "$conf_new" ] || put_text "$conf_new" "$(rel_of kaslr.conf)"
+	say "$conf_msg"
+	[ -z "$entry_new" ] || put_text "$entry_new" "$entry_rel"
+	[ -z "$entry_msg" ] || say "$entry_msg"
+	esp_flush || die "sync -f $esp failed; run the install again"
+	drop_previous
+	manifest_write
+	esp_flush || die "sync -f $esp failed; run the install again"
+	say "manifest $esp/$MANIFEST"
 }
 
 # ------------------------------------------------------------ shim (--shim)
 # the running system's ESP: EFI booted, ESP a mount point of a partition
 # whose type is the EFI system partition's
-shim_live_esp() {
+live_esp() {
 	local src
-	[ -d /sys/firmware/efi ] && mountpoint -q "$esp" 2>/dev/null || return 1
+	[ -d "$sys/firmware/efi" ] && mountpoint -q "$esp" 2>/dev/null || return 1
 	src=$(findmnt -n -o SOURCE --target "$esp" 2>/dev/null) || return 1
 	[ "$(lsblk -n -o PARTTYPE "$src" 2>/dev/null)" = c12a7328-f81f-11d2-ba4b-00a0c93ec93b ]
 }
-# shim's path (the install path) and the loader's beside it as grubx64.efi
-shim_paths() {
+# the install path when none is given: the one place that decides it
+# (see the top of this file); then with --shim, shim's path and the
+# loader's beside it as grubx64.efi
+install_path() {
+	local had_shim=0
+	[ -n "$old_installpath" ] && [ "$old_installpath" != "$old_loader" ] && had_shim=1
+	if [ "$path_given" = 0 ]; then
+		if [ -n "$old_installpath" ] && [ "$had_shim" = "$([ -n "$shim" ] && echo 1 || echo 0)" ]; then
+			path=$old_installpath
+		elif live_esp; then
+			path=EFI/kaslr-loader/kaslr-loader.efi
+			[ -n "$shim" ] && path=EFI/kaslr-loader/shimx64.efi
+		else
+			path=EFI/BOOT/BOOTX64.EFI
+		fi
+	fi
 	[ -n "$shim" ] || return 0
-	if [ "$path_given" = 0 ] && shim_live_esp; then path=EFI/kaslr-loader/shimx64.efi; fi
 	shim_path=$path
 	path=$(dirname "$shim_path")/grubx64.efi
 	path=${path#./}
@@ -454,11 +589,14 @@ shim_is_shim() {
 # shim's own file must be shim or kaslr-loader (an earlier install without
 # shim) unless --force; shim and MokManager are staged beside the loader
 shim_stage() {
-	local mm t=$esp/$shim_path
+	local mm t=$esp/$shim_path st
 	[ -n "$shim" ] || return 0
 	[ -f "$shim" ] || die "shim $shim: no such file"
 	shim_is_shim "$shim" || die "$shim: not shim (no .sbat line naming shim)"
-	if [ -e "$t" ] && ! old_index "$shim_path" >/dev/null && ! shim_is_shim "$t" &&
+	esp_file "$shim_path"
+	st=$?
+	[ "$st" = 1 ] && die "refusing to replace $t: $esp_why"
+	if [ "$st" = 0 ] && ! old_index "$shim_path" >/dev/null && ! shim_is_shim "$t" &&
 		! "$tool" show "$t" >/dev/null 2>&1 && [ "$force" != 1 ]; then
 		die "refusing to replace $t: it is neither shim nor kaslr-loader; install elsewhere (INSTALL_PATH=EFI/kaslr-loader/shimx64.efi) or force it (FORCE=1 keeps a backup)"
 	fi
@@ -472,34 +610,103 @@ shim_stage() {
 		break
 	done
 }
-# a Boot#### entry for shim on the running system (once: by its label)
-shim_boot_entry() {
-	local src disk part lp
-	[ -n "$shim" ] && shim_live_esp || return 0
-	command -v efibootmgr >/dev/null || { say "warning: efibootmgr missing: no Boot#### entry for $shim_path"; return 0; }
-	if efibootmgr 2>/dev/null | grep -q '^Boot[0-9A-F]\{4\}\*\{0,1\} kaslr-loader\b'; then
-		say "entry   Boot#### kaslr-loader exists"
-		return 0
+# ------------------------------------------------------------ Boot####
+# a Boot#### entry for the install path on the running system, when
+# nothing else starts the loader (no systemd-boot entry, not the fallback path)
+boot_entry() {
+	local first=${shim_path:-$path} lp order0 before num src disk part
+	live_esp || return 0
+	[ -z "$entry_msg" ] || return 0
+	case $first in [Ee][Ff][Ii]/[Bb][Oo][Oo][Tt]/[Bb][Oo][Oo][Tt][Xx]64.[Ee][Ff][Ii]) return 0 ;; esac
+	command -v efibootmgr >/dev/null || { say "warning: efibootmgr missing (apt install efibootmgr): no Boot#### entry starts $first"; return 0; }
+	lp=\\$(printf '%s' "$first" | sed 's|/|\\|g')
+	if record_read "$state"; then
+		if boot_is "$rec_num" "$lp"; then say "entry   Boot$rec_num kaslr-loader -> $lp kept"; return 0; fi
+		# the install moved: the entry it made goes, BootOrder's record stays
+		boot_is "$rec_num" && efibootmgr -b "$rec_num" -B >/dev/null 2>&1
+		order0=$rec_order
+	else
+		if efibootmgr -v 2>/dev/null | grep -i '^Boot[0-9A-F]\{4\}\*\{0,1\} kaslr-loader\b' | grep -qiF "$lp"; then
+			say "entry   a Boot#### kaslr-loader -> $lp exists (not made by an install: left as it is)"
+			return 0
+		fi
+		order0=$(boot_order)
 	fi
+	before=$(boot_nums)
 	src=$(findmnt -n -o SOURCE --target "$esp")
 	disk=/dev/$(lsblk -n -o PKNAME "$src" | head -n 1)
-	part=$(cat "/sys/class/block/$(basename "$src")/partition" 2>/dev/null)
-	lp=\\$(printf '%s' "$shim_path" | sed 's|/|\\|g')
-	efibootmgr --create --disk "$disk" --part "$part" --label kaslr-loader --loader "$lp" >/dev/null ||
-		{ say "warning: efibootmgr could not add a Boot#### entry for $lp"; return 0; }
-	say "entry   Boot#### kaslr-loader -> $lp on $disk partition $part"
+	part=$(cat "$sys/class/block/$(basename "$src")/partition" 2>/dev/null)
+	if ! efibootmgr --create --disk "$disk" --part "$part" --label kaslr-loader --loader "$lp" >/dev/null 2>&1; then
+		say "warning: efibootmgr could not add a Boot#### entry for $lp"
+		return 0
+	fi
+	num=$(comm -13 <(printf '%s\n' "$before") <(boot_nums) | head -n 1)
+	[ -n "$num" ] || { say "warning: efibootmgr added no Boot#### entry for $lp"; return 0; }
+	{ mkdir -p "$state" && printf 'esp %s\nnum %s\npath %s\nbootorder %s\n' "$esp_real" "$num" "$lp" "$order0" >"$state/boot-entry.new" &&
+		mv -f "$state/boot-entry.new" "$state/boot-entry"; } 2>/dev/null ||
+		say "warning: cannot record Boot$num in $state: removal will not delete it"
+	say "entry   Boot$num kaslr-loader -> $lp on $disk partition $part (uninstall deletes it)"
+}
+# uninstall: the entry the install made goes, BootOrder as it was before
+# it (the entries made since after it)
+boot_entry_remove() {
+	local cur want=() n e have
+	record_read "$state" || return 0
+	command -v efibootmgr >/dev/null || { say "warning: efibootmgr missing: Boot$rec_num left as it is"; return 0; }
+	if boot_is "$rec_num" "$rec_path"; then
+		if efibootmgr -b "$rec_num" -B >/dev/null 2>&1; then say "removed Boot$rec_num"
+		else echo "$me: warning: efibootmgr could not delete Boot$rec_num" >&2; return 0; fi
+	fi
+	have=$(boot_nums | tr '\n' ' ')
+	cur=$(boot_order)
+	for n in ${rec_order//,/ } ${cur//,/ }; do
+		case " $have " in *" $n "*) ;; *) continue ;; esac
+		for e in "${want[@]}"; do [ "$e" = "$n" ] && continue 2; done
+		want+=("$n")
+	done
+	n=$(IFS=,; echo "${want[*]}")
+	if [ -n "$n" ] && [ "$n" != "$cur" ]; then
+		efibootmgr -o "$n" >/dev/null 2>&1 && say "BootOrder $n, as before the install" ||
+			echo "$me: warning: efibootmgr could not set BootOrder $n" >&2
+	fi
+	rm -f "$state/boot-entry"
+}
+
+# uninstall: systemd-boot's default entry, when `bootctl set-default`
+# made it kaslr-loader.conf (the EFI variable LoaderEntryDefault, UTF-16LE
+# after 4 bytes of attributes), is cleared: it would name an entry gone
+sdboot_default_remove() {
+	local v f=$sys/firmware/efi/efivars/LoaderEntryDefault-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+	live_esp && [ -f "$f" ] || return 0
+	v=$(tail -c +5 "$f" 2>/dev/null | iconv -f UTF-16LE -t UTF-8 2>/dev/null | tr -d '\0')
+	[ "$v" = kaslr-loader.conf ] || return 0
+	if ! command -v bootctl >/dev/null; then
+		echo "$me: warning: systemd-boot's default entry is kaslr-loader.conf, and bootctl is missing to clear it" >&2
+	elif bootctl set-default "" >/dev/null 2>&1; then
+		say "systemd-boot's default entry kaslr-loader.conf cleared (bootctl set-default \"\")"
+	else
+		echo "$me: warning: bootctl could not clear systemd-boot's default entry kaslr-loader.conf" >&2
+	fi
 }
 
 # ------------------------------------------------------------ main
 parse_args "$@"
 [ -n "$esp" ] || die "no ESP given (the mounted EFI system partition)"
 [ -d "$esp" ] || die "ESP $esp is not a directory"
-esp_real=$(realpath -- "$esp") || die "ESP $esp: cannot resolve it"
-case $path in /* | *..*) die "install path $path: give it relative to the ESP, e.g. EFI/kaslr/kaslr-loader.efi" ;; esac
-valid_rel "$path" || die "install path $path: letters, digits, ._+~@- and / only"
+esp_use "$esp" || die "ESP $esp: cannot resolve it"
+if [ "$path_given" = 1 ]; then
+	case $path in /* | *..*) die "install path $path: give it relative to the ESP, e.g. EFI/kaslr-loader/kaslr-loader.efi" ;; esac
+	esp_rel_ok "$path" || die "install path $path: letters, digits, ._+~@- and / only"
+fi
 if [ "$uninstall" = 1 ]; then do_uninstall; exit 0; fi
+[ -n "$loader" ] || [ ! -f "$libdir/kaslr-loader.efi" ] || loader=$libdir/kaslr-loader.efi
+[ -n "$tool" ] || [ ! -f "$libdir/kaslr-policy" ] || tool=$libdir/kaslr-policy
 case $trust in pins | shim) ;; *) die "--trust pins|shim" ;; esac
-shim_paths
+if [ "$trust" = shim ] && [ -z "$shim" ]; then
+	die "--trust shim (TRUST=shim) needs --shim (SHIM=): started without shim, the loader has nothing to verify a signature with and refuses every kernel its policy does not pin"
+fi
+manifest_read
+install_path
 
 dest=$esp/$path
 reldir=$(dirname "$path")
@@ -517,14 +724,12 @@ trap cleanup EXIT
 preflight
 stage_private
 shim_stage
+choose_names
 stage_esp
 write_policy
 sign_loader
-put_esp "$img" "$path"
+put_new "$img" "$path"
+prepare_conf
+prepare_entry
 commit
-write_conf
-write_entry
-manifest_write
-say "manifest $esp/$MANIFEST"
-drop_previous
-shim_boot_entry
+boot_entry

@@ -545,7 +545,7 @@ static void gather(const struct pcrlog *l, const char *load_options)
 	add_rec(TPM_PCR_POLICY, (const uint8_t *)nx.settings, nx.settings_len, 0);
 
 	/* the kernel (efi/main.c read_kernel) */
-	loader_path_of(le->path, nx.opt.kernel[0] ? nx.opt.kernel : KERNEL_DEFAULT, path,
+	loader_path_of(le->path, nx.opt.nkernels ? nx.opt.kernels[0] : KERNEL_DEFAULT, path,
 		       sizeof(path));
 	nx.kernel = esp_read(path, &nx.kernel_len, why, sizeof(why));
 	if (!nx.kernel) {
@@ -574,15 +574,21 @@ static void gather(const struct pcrlog *l, const char *load_options)
 		refused(M(4) | M(9) | M(11) | M(12), path, err);
 		return;
 	}
-	if (ask) {
-		/* shim's Verify measures what it is asked about (its tpm_log_pe) */
+	if (ask || (nx.secure && nx.shim)) {
+		/* shim's Verify measures what it is asked about (its tpm_log_pe),
+		 * and under Secure Boot the loader asks it about every kernel
+		 * (efi/secureboot.c, check_file), pinned or not; what it cannot
+		 * parse as a PE image it refuses unmeasured */
 		static struct authenticode a;
 
 		if (authenticode_ranges(nx.kernel, nx.kernel_len, &a) != LDR_OK) {
-			fail_pcrs(M(4), "%s: not a PE image: shim's Verify would refuse it", path);
-			return;
+			if (ask) {
+				fail_pcrs(M(4), "%s: not a PE image: shim's Verify would refuse it", path);
+				return;
+			}
+		} else {
+			add_rec(4, nx.kernel, nx.kernel_len, 1);
 		}
-		add_rec(4, nx.kernel, nx.kernel_len, 1);
 	}
 
 	if (nx.is_uki) {
@@ -651,6 +657,8 @@ static void gather(const struct pcrlog *l, const char *load_options)
 		uint64_t len;
 		uint8_t *b;
 
+		if (f->kernel != 0)
+			continue; /* another kernel's of the list: the first boots */
 		loader_path_of(le->path, f->path, path, sizeof(path));
 		b = esp_read(path, &len, why, sizeof(why));
 		if (!b) {

@@ -412,7 +412,7 @@ static int cmd_keys(int man)
 			w[c] = n[c] > w[c] ? n[c] : w[c];
 	}
 	if (man)
-		printf(".TS\ntab(@);\nlb lb lb\nl l l.\nkey@value@unset\n_\n");
+		printf(".TS\ntab(@) nokeep;\nlb lb lb\nl l l.\nkey@value@unset\n_\n");
 	else
 		printf("%-*s  %-*s  %s\n", w[0], "key", w[1], "value", "unset");
 	for (unsigned k = 0; k < OPT_K_COUNT; k++) {

@@ -2,67 +2,127 @@
 # kaslr-sweep - boot a kernel under QEMU + OVMF through kaslr-loader at many
 # placements and at the edges of where it can be placed, judge each boot by
 # its serial console, and print a command that reproduces each failure.
+# Usage and every option with its default: kaslr-sweep --help (usage()
+# below); the manual page: docs/man/kaslr-sweep.1.
 #
-#   kaslr-sweep --kernel FILE [--initrd FILE]... [--module FILE[,STRING]]...
-#               [--cmdline STR] [--runs N] [--edges [--only EDGE]]
-#               [--mem SIZE[,SIZE...]] [--cpu MODEL] [--jobs J] --pass REGEX
-#               [--fail REGEX] [--timeout S] [--junit FILE] [--seed HEX]
-#
-# For each memory size: --runs boots with fresh seeds (kaslr.seed=, each the
-# SHA-256 of the one before, the first --seed or random), then with --edges
-# one boot at each edge, forced with kaslr.phys= / kaslr.virt= (the other
-# axis drawn from the boot's seed):
-#   phys-lowest   the lowest physical slot
-#   phys-highest  the highest physical slot
-#   phys-above4g  the first slot at or above 4 GiB (only where the memory
-#                 size puts RAM there: q35 keeps 2 GiB below 4 GiB from
-#                 2816 MiB of RAM on)
-#   virt-lowest   the lowest virtual slot
-#   virt-highest  the highest virtual slot
-# --only EDGE boots just that edge (what a reproduce line uses).
-#
-# A boot fails when --fail matches the serial console, when the loader
-# refuses (a "kaslr-loader: error:" line), when QEMU ends without --pass
-# matching, or after --timeout seconds (default 120; not counting the time
-# the guest's CPU waited for a host CPU, so that a busy host makes boots
-# slow, not failed; four times that by the wall clock in any case); it
-# passes when --pass matches first.  Exit status: 0 all passed, 1 a boot failed, 2 bad
-# arguments (one line on stderr).
-#
-# The loader: $KASLR_SWEEP_LOADER, else BOOTX64.EFI beside this tool's
-# directory (build/ in the source tree), else the packaged one.  OVMF:
-# Debian's (package ovmf).  Needs qemu-system-x86, mtools, ovmf.
+# Exit status: 0 every boot passed; 1 a boot failed; 2 bad arguments (one
+# line on stderr); 3 this machine cannot run the sweep (no qemu, OVMF,
+# mtools, busybox or cpio, no loader image, /dev/kvm not usable with
+# --accel kvm, the files too big for the ESP image, the JUnit file not
+# writable): one line on stderr, so that CI tells a broken runner from a
+# broken kernel.
 set -u
 LC_ALL=C
 export LC_ALL
 me=kaslr-sweep
 usage() { echo "$me: $*" >&2; exit 2; }
+broken() { echo "$me: $*" >&2; exit 3; }
+
+kvm_usable() { [ -r /dev/kvm ] && [ -w /dev/kvm ]; }
+default_accel() { if kvm_usable; then echo kvm; else echo tcg; fi; }
+
+help() {
+	cat <<HELP
+Usage: $me --kernel FILE --pass REGEX [option]...
+Boot FILE through kaslr-loader under QEMU + OVMF at recorded random
+placements and at the edges of where it can go; each boot passes when
+--pass matches its serial console first.
+
+  --kernel FILE       the kernel (ELF, compressed ELF, or a Linux bzImage);
+                      required
+  --initrd FILE       a Linux initrd, repeatable, at most 8, in order
+                      (default: none)
+  --initramfs-report  add, as the last initrd, a busybox initramfs whose
+                      /init prints the running Linux kernel's own view
+                      ("linux-init: REPORT text=<_text> code=<Kernel code>
+                      ...") and powers off; the rows then show it beside
+                      the loader's choice, and a boot where the two differ
+                      fails.  Sets --pass '^linux-init: REPORT ', --fail
+                      'Kernel panic|^linux-init: FAIL' and --cmdline
+                      'console=ttyS0 panic=-1 quiet no_timer_check' (under
+                      emulation on a busy host Linux's timer probe can
+                      panic) unless given (default: off)
+  --module FILE[,STRING]
+                      a module for this loader's own protocol, repeatable,
+                      at most 16 (default: none)
+  --cmdline STR       the kernel's command line (default: empty)
+  --runs N            boots at random placements per memory size, each
+                      with its own recorded seed (default: 3)
+  --edges             also one boot per edge and memory size: phys-lowest,
+                      phys-highest, phys-above4g (with RAM above 4 GiB),
+                      virt-lowest, virt-highest (default: off)
+  --only EDGE         with --edges, boot only that edge (default: all)
+  --mem SIZE[,SIZE...]
+                      guest memory sizes, e.g. 512M,4G (default: 512M)
+  --cpu MODEL         QEMU CPU model (default: max)
+  --accel kvm|tcg     QEMU accelerator (default: kvm when /dev/kvm is
+                      usable, else tcg; here: $(default_accel))
+  --qemu-arg ARG      one more QEMU argument, as is, repeatable (e.g.
+                      --qemu-arg -device --qemu-arg virtio-net-pci);
+                      default: none
+  --jobs J            boots at a time (default: the number of CPUs, here
+                      $(nproc 2>/dev/null || echo 1))
+  --pass REGEX        extended regular expression a passing boot's serial
+                      console matches; required (unless --initramfs-report)
+  --fail REGEX        a boot whose console matches it fails (default: none;
+                      a "kaslr-loader: error:" line always fails)
+  --timeout S         seconds a boot may take, not counting the time its
+                      virtual CPU waited for a host CPU; four times that by
+                      the wall clock in any case (default: 120)
+  --junit FILE        write a JUnit XML report, one testcase per boot
+                      (default: none)
+  --seed HEX          64 hex digits: the first random boot's kaslr.seed=,
+                      each next one the SHA-256 of the one before (default:
+                      drawn from /dev/urandom, printed at the end)
+  -h, --help          this text
+
+Environment: KASLR_SWEEP_LOADER (the loader image; default BOOTX64.EFI
+beside the tool's directory, else /usr/lib/kaslr-loader/kaslr-loader.efi),
+KASLR_SWEEP_OVMF (the directory of OVMF_CODE_4M.fd and OVMF_VARS_4M.fd;
+default /usr/share/OVMF), TMPDIR.
+Exit status: 0 all passed, 1 a boot failed, 2 bad arguments, 3 this
+machine cannot run the sweep (a tool, OVMF or the loader missing, the files
+too big for the ESP image, the JUnit file not writable).
+HELP
+}
 
 kernel='' initrds=() modules=() cmdline='' runs=3 edges=0 only='' mems=512M cpu=max
 jobs=$(nproc 2>/dev/null || echo 1) pass='' failre='' timeout=120 junit='' seed=''
+accel='' qemu_args=() report=0 cmdline_set=0 pass_set=0 fail_set=0
+# the arguments as given, for the reproduce lines
 need() { [ $# -ge 2 ] || usage "$1 needs a value"; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) need "$@"; kernel=$2; shift ;;
 	--initrd) need "$@"; initrds+=("$2"); shift ;;
+	--initramfs-report) report=1 ;;
 	--module) need "$@"; modules+=("$2"); shift ;;
-	--cmdline) need "$@"; cmdline=$2; shift ;;
+	--cmdline) need "$@"; cmdline=$2 cmdline_set=1; shift ;;
 	--runs) need "$@"; runs=$2; shift ;;
 	--edges) edges=1 ;;
 	--only) need "$@"; only=$2; shift ;;
 	--mem) need "$@"; mems=$2; shift ;;
 	--cpu) need "$@"; cpu=$2; shift ;;
+	--accel) need "$@"; accel=$2; shift ;;
+	--qemu-arg) need "$@"; qemu_args+=("$2"); shift ;;
 	--jobs) need "$@"; jobs=$2; shift ;;
-	--pass) need "$@"; pass=$2; shift ;;
-	--fail) need "$@"; failre=$2; shift ;;
+	--pass) need "$@"; pass=$2 pass_set=1; shift ;;
+	--fail) need "$@"; failre=$2 fail_set=1; shift ;;
 	--timeout) need "$@"; timeout=$2; shift ;;
 	--junit) need "$@"; junit=$2; shift ;;
 	--seed) need "$@"; seed=$2; shift ;;
-	-h|--help) sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) help; exit 0 ;;
 	*) usage "unknown argument '$1' (--help lists them)" ;;
 	esac
 	shift
 done
+if [ "$report" = 1 ]; then
+	[ "$pass_set" = 1 ] || pass='^linux-init: REPORT '
+	[ "$fail_set" = 1 ] || failre='Kernel panic|^linux-init: FAIL'
+	# no_timer_check: under TCG on a busy host the IO-APIC timer probe
+	# can miss its ticks, and Linux panics ("IO-APIC + timer doesn't work!")
+	[ "$cmdline_set" = 1 ] || cmdline='console=ttyS0 panic=-1 quiet no_timer_check'
+fi
 
 # ------------------------------------------------------------ arguments
 [ -n "$kernel" ] || usage "--kernel FILE is required"
@@ -74,9 +134,11 @@ for m in "${modules[@]}"; do
 	f=${m%%,*}
 	{ [ -f "$f" ] && [ -r "$f" ]; } || usage "--module $f: no such readable file"
 done
-[ "${#initrds[@]}" -le 8 ] || usage "--initrd: at most 8 (the loader takes no more)"
+[ $((${#initrds[@]} + report)) -le 8 ] ||
+	usage "--initrd: at most 8 (the loader takes no more; --initramfs-report is one)"
 [ "${#modules[@]}" -le 16 ] || usage "--module: at most 16 (the loader takes no more)"
-[ -n "$pass" ] || usage "--pass REGEX is required"
+[ -n "$pass" ] || usage "--pass REGEX is required (or --initramfs-report)"
+case ${accel:=$(default_accel)} in kvm | tcg) ;; *) usage "--accel '$accel': kvm or tcg" ;; esac
 # grep -E answers 2 for a pattern it cannot compile
 check_re() {
 	local msg
@@ -105,29 +167,43 @@ done
 case $cmdline in *$'\n'*) usage "--cmdline: one line" ;; esac
 
 # ------------------------------------------------------------ tools
-here=$(cd "$(dirname "$0")" && pwd)
+# from here on, what is missing is this machine's fault: status 3
+# (through symbolic links: a link to build/tools/kaslr-sweep finds build/)
+here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
 # guest_us: beside this tool (build/tools/), else the packaged one
 clock=$here/guest-clock.sh
 [ -f "$clock" ] || clock=/usr/lib/kaslr-loader/guest-clock.sh
 # shellcheck source=src/tools/guest-clock.sh
-. "$clock" || usage "$clock missing (reinstall kaslr-loader)"
+. "$clock" 2>/dev/null || broken "$clock missing (reinstall kaslr-sweep)"
 loader=${KASLR_SWEEP_LOADER:-}
 for l in "$here/../BOOTX64.EFI" /usr/lib/kaslr-loader/kaslr-loader.efi; do
 	[ -n "$loader" ] || { [ -f "$l" ] && loader=$l; }
 done
-{ [ -n "$loader" ] && [ -f "$loader" ]; } || usage "no kaslr-loader image (build it with make, or set KASLR_SWEEP_LOADER)"
-code='' vars_src=''
-for d in /usr/share/OVMF /usr/share/ovmf; do
-	if [ -z "$code" ] && [ -f "$d/OVMF_CODE_4M.fd" ] && [ -f "$d/OVMF_VARS_4M.fd" ]; then
-		code=$d/OVMF_CODE_4M.fd vars_src=$d/OVMF_VARS_4M.fd
-	fi
+{ [ -n "$loader" ] && [ -f "$loader" ]; } ||
+	broken "no kaslr-loader image${KASLR_SWEEP_LOADER:+ at $KASLR_SWEEP_LOADER} (build it with make, or set KASLR_SWEEP_LOADER)"
+ovmf=${KASLR_SWEEP_OVMF:-/usr/share/OVMF}
+code=$ovmf/OVMF_CODE_4M.fd vars_src=$ovmf/OVMF_VARS_4M.fd
+{ [ -f "$code" ] && [ -f "$vars_src" ]; } ||
+	broken "no OVMF firmware: $code and $vars_src (install the ovmf package, or set KASLR_SWEEP_OVMF)"
+for c in qemu-system-x86_64:qemu-system-x86 mformat:mtools mcopy:mtools mmd:mtools sha256sum:coreutils; do
+	command -v "${c%%:*}" >/dev/null || broken "${c%%:*} missing (package ${c#*:})"
 done
-[ -n "$code" ] || usage "no OVMF firmware (/usr/share/OVMF/OVMF_CODE_4M.fd; install the ovmf package)"
-for c in qemu-system-x86_64 mformat mcopy mmd sha256sum; do
-	command -v "$c" >/dev/null || usage "$c missing (packages qemu-system-x86, mtools, coreutils)"
-done
+if [ "$report" = 1 ]; then
+	for c in busybox:busybox-static cpio:cpio gzip:gzip; do
+		command -v "${c%%:*}" >/dev/null || broken "${c%%:*} missing, which --initramfs-report needs (package ${c#*:})"
+	done
+	# the suite's /init (test/linux/init.sh): beside this tool, else the packaged one
+	rinit=$here/report-init.sh
+	[ -f "$rinit" ] || rinit=/usr/lib/kaslr-loader/report-init.sh
+	[ -f "$rinit" ] || broken "$rinit missing, which --initramfs-report needs (reinstall kaslr-sweep)"
+fi
+[ "$accel" = tcg ] || kvm_usable || broken "--accel kvm: /dev/kvm is not usable here (--accel tcg emulates)"
+if [ -n "$junit" ]; then
+	# before the boots, not after them
+	{ : >>"$junit"; } 2>/dev/null || broken "cannot write the JUnit file $junit"
+fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/kaslr-sweep.XXXXXX") || exit 2
+work=$(mktemp -d "${TMPDIR:-/tmp}/kaslr-sweep.XXXXXX") || broken "cannot make a directory in ${TMPDIR:-/tmp}"
 cleanup() {
 	local p
 	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
@@ -137,18 +213,44 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# --initramfs-report: busybox and the /init, a gzip'd newc cpio
+if [ "$report" = 1 ]; then
+	t=$work/initramfs
+	{ mkdir -p "$t/bin" "$t/proc" "$t/sys" "$t/dev" "$t/newroot" "$t/lib/modules" "$t/data" &&
+		cp "$(command -v busybox)" "$t/bin/busybox" && cp "$rinit" "$t/init" && chmod 755 "$t/init"; } ||
+		broken "cannot build the initramfs in $work"
+	(cd "$t" && find . | sort | cpio -o -H newc --quiet) | gzip -9 >"$work/report-initrd.img" ||
+		broken "cpio or gzip failed on the initramfs"
+	initrds+=("$work/report-initrd.img")
+fi
+
 # ------------------------------------------------------------ the ESP
-# The files once; each boot gets a copy with its own kaslr.conf.
+# The files once; each boot gets a copy with its own kaslr.conf.  The image
+# holds them with room to spare (64 MiB at least); FAT32 takes no file of
+# 4 GiB or more, and an image beyond 2 GiB is not what a sweep is for.
+files=("$loader" "$kernel" "${initrds[@]}")
+for m in "${modules[@]}"; do files+=("${m%%,*}"); done
+need_b=0 big=''
+for f in "${files[@]}"; do
+	n=$(stat -L -c %s "$f") || broken "cannot stat $f"
+	need_b=$((need_b + n))
+	[ "$n" -lt $((4 << 30)) ] || big=$f
+done
+esp_mib=$(((need_b >> 20) + (need_b >> 23) + 16))
+[ "$esp_mib" -ge 64 ] || esp_mib=64
+[ -z "$big" ] || broken "$big: too big for the ESP image (FAT32 takes files below 4 GiB)"
+[ "$esp_mib" -le 2048 ] || broken "the files ($((need_b >> 20)) MiB) are too big for the ESP image (at most 2048 MiB)"
 base_img=$work/esp.img
-mformat -i "$base_img" -C -T 262144 -h 64 -s 32 -v ESP :: >/dev/null ||
-	{ echo "$me: cannot make the ESP image (mformat)" >&2; exit 2; }
-mmd -i "$base_img" ::/EFI ::/EFI/BOOT
-mcopy -i "$base_img" "$loader" ::/EFI/BOOT/BOOTX64.EFI
-mcopy -i "$base_img" "$kernel" ::/EFI/BOOT/kernel || { echo "$me: the files do not fit the ESP" >&2; exit 2; }
+mformat -i "$base_img" -C -T $((esp_mib * 2048)) -h 64 -s 32 -v ESP :: >/dev/null ||
+	broken "cannot make the ESP image (mformat, $esp_mib MiB in $work)"
+put() { mcopy -i "$base_img" "$1" "$2" || broken "cannot copy $1 into the $esp_mib MiB ESP image (disk full?)"; }
+mmd -i "$base_img" ::/EFI ::/EFI/BOOT || broken "mmd failed on the ESP image"
+put "$loader" ::/EFI/BOOT/BOOTX64.EFI
+put "$kernel" ::/EFI/BOOT/kernel
 conf_files=''
 i=0
 for f in "${initrds[@]}"; do
-	mcopy -i "$base_img" "$f" "::/EFI/BOOT/initrd$i" || { echo "$me: the files do not fit the ESP" >&2; exit 2; }
+	put "$f" "::/EFI/BOOT/initrd$i"
 	conf_files+="initrd initrd$i"$'\n'
 	i=$((i + 1))
 done
@@ -156,7 +258,7 @@ i=0
 for m in "${modules[@]}"; do
 	f=${m%%,*} s=''
 	[ "$f" = "$m" ] || s=${m#*,}
-	mcopy -i "$base_img" "$f" "::/EFI/BOOT/module$i" || { echo "$me: the files do not fit the ESP" >&2; exit 2; }
+	put "$f" "::/EFI/BOOT/module$i"
 	conf_files+="module module$i${s:+ $s}"$'\n'
 	i=$((i + 1))
 done
@@ -189,9 +291,14 @@ done
 # the serial log without the firmware's terminal escapes and CRs
 clean() { sed -e 's/\x1b\[[0-9;?=]*[A-Za-z]//g' -e 's/\x1b[()][0-9A-Za-z]//g' -e 's/\r//g' "$1"; }
 
-# one_boot N: boot boots[N]; writes $work/N.res "outcome phys voffset secs why"
+# hex: a number as 0x and lower-case hex digits, "-" for nothing
+hex() { if [ -n "$1" ]; then printf '0x%x' "$(($1))"; else echo -; fi; }
+
+# one_boot N: boot boots[N]; writes $work/N.res
+# "outcome phys voffset kernel-phys kernel-voffset secs why"
 one_boot() {
 	local n=$1 mem kind edge bseed img log conf t0 pid rc='' why='' out phys voff line
+	local virt kphys='' kvoff='' text
 	IFS='|' read -r mem kind edge bseed <<<"${boots[$n]}"
 	img=$work/$n.img log=$work/$n.log conf=$work/$n.conf
 	cp --sparse=always "$base_img" "$img"
@@ -213,13 +320,13 @@ one_boot() {
 	mcopy -i "$img" "$conf" ::/EFI/BOOT/kaslr.conf
 	: >"$log"
 	t0=$(date +%s.%N)
-	qemu-system-x86_64 -machine q35 -m "$mem" -cpu "$cpu" -smp 1 \
+	qemu-system-x86_64 -machine q35 -accel "$accel" -m "$mem" -cpu "$cpu" -smp 1 \
 		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code" \
 		-drive "if=pflash,format=raw,unit=1,file=$work/$n.vars" \
 		-drive "format=raw,file=$img,if=ide,index=0" \
 		-nic none -display none -no-reboot -monitor none \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 -device virtio-rng-pci \
-		-serial "file:$log" 2>"$work/$n.qemu" &
+		-serial "file:$log" "${qemu_args[@]}" 2>"$work/$n.qemu" &
 	pid=$!
 	local deadline=$((SECONDS + 4 * timeout)) alive now_us t0_us=${EPOCHREALTIME//[!0-9]/}
 	while :; do
@@ -233,7 +340,10 @@ one_boot() {
 		if [ -n "$failre" ] && grep -Eq -- "$failre" <<<"$out"; then rc=fail why="--fail matched"
 		elif grep -q 'kaslr-loader: error:' <<<"$out"; then rc=fail why="the loader refused"
 		elif grep -Eq -- "$pass" <<<"$out"; then rc=pass
-		elif [ "$alive" = 0 ]; then rc=fail why="QEMU ended without a --pass match"
+		elif [ "$alive" = 0 ]; then
+			rc=fail why="QEMU ended without a --pass match"
+			# QEMU's own complaint, if it had one (an option it refused)
+			[ ! -s "$work/$n.qemu" ] || why+=": $(head -n 1 "$work/$n.qemu")"
 		elif [ "$now_us" -ge $((timeout * 1000000)) ] || [ "$SECONDS" -ge "$deadline" ]; then rc=fail why="timeout after ${timeout} s"
 		fi
 		[ -z "$rc" ] || break
@@ -242,9 +352,23 @@ one_boot() {
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	line=$(clean "$log" | grep -a 'kaslr-loader: placement: ' | tail -n 1)
-	phys=$(sed -n 's/.*placement: phys \(0x[0-9A-Fa-f]*\).*/\1/p' <<<"$line" | tr 'A-F' 'a-f' | sed 's/^0X/0x/')
-	voff=$(sed -n 's/.*virt 0x[0-9A-Fa-f]* offset \(0x[0-9A-Fa-f]*\).*/\1/p' <<<"$line" | tr 'A-F' 'a-f')
-	printf '%s %s %s %s %s\n' "$rc" "${phys:--}" "${voff:--}" \
+	phys=$(sed -n 's/.*placement: phys \(0x[0-9A-Fa-f]*\).*/\1/p' <<<"$line")
+	virt=$(sed -n 's/.* virt \(0x[0-9A-Fa-f]*\) offset .*/\1/p' <<<"$line")
+	voff=$(sed -n 's/.*virt 0x[0-9A-Fa-f]* offset \(0x[0-9A-Fa-f]*\).*/\1/p' <<<"$line")
+	# the running kernel's own view (--initramfs-report's /init): where
+	# "Kernel code" starts, and _text less the link address (the loader's
+	# virtual base less its offset)
+	line=$(clean "$log" | grep -a '^linux-init: REPORT ' | tail -n 1)
+	if [ -n "$line" ]; then
+		kphys=$(sed -n 's/.* code=\(0x[0-9a-f]*\).*/\1/p' <<<"$line")
+		text=$(sed -n 's/.* text=\(0x[0-9a-f]*\).*/\1/p' <<<"$line")
+		[ -z "$text" ] || [ -z "$virt" ] || kvoff=$((text - (virt - voff)))
+	fi
+	if [ "$report" = 1 ] && [ "$rc" = pass ] &&
+		{ [ -z "$kphys" ] || [ -z "$kvoff" ] || [ $((kphys)) != $((phys)) ] || [ $((kvoff)) != $((voff)) ]; }; then
+		rc=fail why="the kernel reports Kernel code at $(hex "$kphys") and offset $(hex "$kvoff"), the loader chose $(hex "$phys") and $(hex "$voff")"
+	fi
+	printf '%s %s %s %s %s %s %s\n' "$rc" "$(hex "$phys")" "$(hex "$voff")" "$(hex "$kphys")" "$(hex "$kvoff")" \
 		"$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" "$why" \
 		>"$work/$n.res"
 	rm -f "$img" "$work/$n.vars"
@@ -264,31 +388,51 @@ wait
 
 # ------------------------------------------------------------ report
 q() { printf '%q' "$1"; }
+# the tool as it was run: by its name when that is what PATH finds (the
+# installed one), else by the path it was started by, which works from
+# the directory the sweep ran in (build/tools/kaslr-sweep in a source tree)
+self=$(q "$0")
+if p=$(command -v kaslr-sweep 2>/dev/null) && [ "$p" -ef "$0" ]; then self=kaslr-sweep; fi
+# the environment that chose the loader and the firmware, as set
+envs=''
+[ -z "${KASLR_SWEEP_LOADER:-}" ] || envs+="KASLR_SWEEP_LOADER=$(q "$KASLR_SWEEP_LOADER") "
+[ -z "${KASLR_SWEEP_OVMF:-}" ] || envs+="KASLR_SWEEP_OVMF=$(q "$KASLR_SWEEP_OVMF") "
 reproduce() { # reproduce N: the command that boots boots[N] again
-	local mem kind edge bseed c
+	local mem kind edge bseed c i a
 	IFS='|' read -r mem kind edge bseed <<<"${boots[$1]}"
-	c="kaslr-sweep --kernel $(q "$kernel")"
-	for f in "${initrds[@]}"; do c+=" --initrd $(q "$f")"; done
+	c="$envs$self --kernel $(q "$kernel")"
+	# the initrds given (--initramfs-report's own is the last, made anew)
+	for ((i = 0; i < ${#initrds[@]} - report; i++)); do c+=" --initrd $(q "${initrds[i]}")"; done
+	[ "$report" = 0 ] || c+=" --initramfs-report"
 	for m in "${modules[@]}"; do c+=" --module $(q "$m")"; done
 	[ -z "$cmdline" ] || c+=" --cmdline $(q "$cmdline")"
 	if [ "$kind" = edge ]; then c+=" --runs 0 --edges --only $edge"; else c+=" --runs 1"; fi
-	c+=" --mem $mem --cpu $(q "$cpu") --pass $(q "$pass")"
+	c+=" --mem $mem --cpu $(q "$cpu") --accel $accel"
+	for a in "${qemu_args[@]}"; do c+=" --qemu-arg $(q "$a")"; done
+	c+=" --pass $(q "$pass")"
 	[ -z "$failre" ] || c+=" --fail $(q "$failre")"
 	c+=" --timeout $timeout --seed $bseed"
 	printf '%s\n' "$c"
 }
 xml() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' | tr -d '\000-\010\013\014\016-\037'; }
 
-printf '%-4s %-6s %-7s %-64s %-18s %-18s %-7s %s\n' run memory kind 'seed or edge' \
-	'physical base' 'virtual offset' outcome seconds
+# result N: rc phys voff kphys kvoff secs why of boots[N]
+result() {
+	read -r rc phys voff kphys kvoff secs why <"$work/$1.res" 2>/dev/null ||
+		{ rc=fail phys=- voff=- kphys=- kvoff=- secs=0 why="no result"; }
+}
+# the loader's choice (its verbose placement: line), then the kernel's
+# own view where it reports one (--initramfs-report)
+printf '%-4s %-6s %-7s %-64s %-18s %-18s %-18s %-18s %-7s %s\n' run memory kind 'seed or edge' \
+	'physical base' 'virtual offset' 'kernel phys' 'kernel voffset' outcome seconds
 failed=0 total_s=0
 for ((n = 0; n < nb; n++)); do
 	IFS='|' read -r mem kind edge bseed <<<"${boots[$n]}"
-	read -r rc phys voff secs why <"$work/$n.res" 2>/dev/null || { rc=fail phys=- voff=- secs=0 why="no result"; }
+	result "$n"
 	what=$bseed
 	[ "$kind" = random ] || what=$edge
-	printf '%-4s %-6s %-7s %-64s %-18s %-18s %-7s %s\n' "$((n + 1))" "$mem" "$kind" "$what" \
-		"$phys" "$voff" "$rc" "$secs"
+	printf '%-4s %-6s %-7s %-64s %-18s %-18s %-18s %-18s %-7s %s\n' "$((n + 1))" "$mem" "$kind" "$what" \
+		"$phys" "$voff" "$kphys" "$kvoff" "$rc" "$secs"
 	if [ "$rc" != pass ]; then
 		failed=$((failed + 1))
 		echo "  why: $why"
@@ -305,11 +449,14 @@ if [ -n "$junit" ]; then
 			"$nb" "$failed" "$total_s"
 		for ((n = 0; n < nb; n++)); do
 			IFS='|' read -r mem kind edge bseed <<<"${boots[$n]}"
-			read -r rc phys voff secs why <"$work/$n.res" 2>/dev/null || { rc=fail phys=- voff=- secs=0 why="no result"; }
+			result "$n"
 			what=$bseed
 			[ "$kind" = random ] || what=$edge
 			printf '  <testcase classname="kaslr-sweep.%s" name="%s %s phys=%s voffset=%s" time="%s">\n' \
 				"$mem" "$((n + 1))" "$what" "$phys" "$voff" "$secs"
+			[ "$kphys$kvoff" = -- ] ||
+				printf '    <properties><property name="kernel-phys" value="%s"/><property name="kernel-voffset" value="%s"/></properties>\n' \
+					"$kphys" "$kvoff"
 			if [ "$rc" != pass ]; then
 				printf '    <failure message="%s">' "$(printf '%s' "$why" | xml)"
 				{ clean "$work/$n.log" | tail -n 30; echo "reproduce: $(reproduce "$n")"; } | xml
@@ -321,6 +468,6 @@ if [ -n "$junit" ]; then
 			echo '  </testcase>'
 		done
 		echo '</testsuite>'
-	} >"$junit" || { echo "$me: cannot write $junit" >&2; exit 2; }
+	} >"$junit" || broken "cannot write the JUnit file $junit"
 fi
 [ "$failed" = 0 ]

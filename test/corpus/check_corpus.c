@@ -3,7 +3,8 @@
  * loader's own pipeline (a bzImage: bzimage_parse() and
  * bzimage_decompress(); else decomp_image() when decomp_detect() knows the
  * format; both with the 512 MiB default limit; then elf_parse() with
- * elf_default_limits(); elf_load() into a buffer of load_size;
+ * elf_default_limits(), for a bzImage's payload with linux_payload set as
+ * the loader parses it; elf_load() into a buffer of load_size;
  * reloc_apply() to 0x40000000) and checks that the first error is the one
  * the file's name ends in.
  *
@@ -61,6 +62,7 @@ static enum ldr_err run_pipeline(const uint8_t *file, uint64_t size, const char 
 		if (err != LDR_OK)
 			return err;
 		elf = inflated;
+		lim.linux_payload = 1;
 	} else if (decomp_detect(file, size) != DECOMP_NONE) {
 		*ret_stage = "decomp_image";
 		err = decomp_image(file, size, DECOMP_DEFAULT_LIMIT, 0, &fx_heap, &inflated,

@@ -132,6 +132,9 @@ static const char *const fi_acpi_names[] = { "pass", "none", "v1", NULL };
 static const char *const fi_order_names[] = { "keep", "reverse", "shuffle", NULL };
 static const char *const fi_overlap_names[] = { "none", "reserved", "dup", "used", NULL };
 static const char *const fi_tpl_names[] = { "application", "callback", "notify", NULL };
+static const char *const fi_seedvar_names[] = { "none", "nv", "volatile", NULL };
+static const char *const fi_tcg2_names[] = { "pass", "dupskip", "skip", NULL };
+static const char *const fi_setup_names[] = { "absent", "big", "0", "1", NULL };
 
 /* one key=value; 1 if understood */
 static int fi_key(const CHAR8 *k, UINTN kn, const CHAR8 *v, UINTN vn)
@@ -203,6 +206,18 @@ static int fi_key(const CHAR8 *k, UINTN kn, const CHAR8 *v, UINTN vn)
 		p->fs_file[vn] = 0;
 		return 1;
 	}
+	if (KEY("fs.nth"))
+		return num && x > 0 ? U32(fs_nth) : 0;
+	if (KEY("fs.flip"))
+		return num && x >= 0 ? (p->fs_flip = (UINT64)x, p->fs_flip_set = 1) : 0;
+	if (KEY("seedvar"))
+		return fi_enum_arg(v, vn, fi_seedvar_names, &p->seedvar);
+	if (KEY("tcg2"))
+		return fi_enum_arg(v, vn, fi_tcg2_names, &p->tcg2);
+	if (KEY("sb"))
+		return num && x == 1 ? (p->sb = 1) : 0;
+	if (KEY("setupmode"))
+		return fi_enum_arg(v, vn, fi_setup_names, &p->setupmode);
 	if (KEY("seedtable"))
 		return num && x >= 0 && x <= FI_SEEDTABLE_MAX ? (p->seedtable = (UINT32)x, 1) : 0;
 	if (KEY("trace"))
@@ -299,6 +314,36 @@ static void fi_seedtable(void)
 		FreePool(t);
 }
 
+/*
+ * seedvar=nv|volatile: LoaderRandomSeed as someone left it before the
+ * loader runs - non-volatile, as root can plant one through efivarfs or a
+ * shell with any bytes, or volatile, as systemd-boot 252 sets it.  32
+ * fixed bytes; set before the map snapshot, deleted after the run (a boot
+ * that ends with the kernel never gets there).
+ */
+static EFI_GUID fi_bli_guid = { 0x4a67b082, 0x0a4c, 0x41cf,
+				{ 0xb6, 0xc7, 0x44, 0x0b, 0x29, 0xbb, 0x8c, 0x4f } };
+
+static void fi_seedvar(int plant)
+{
+	UINT8 v[32];
+	UINT32 attr = EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS;
+	UINTN i;
+
+	if (fi_plan.seedvar == FI_SEEDVAR_NONE)
+		return;
+	if (!plant) {
+		RT->SetVariable(L"LoaderRandomSeed", &fi_bli_guid, 0, 0, NULL);
+		return;
+	}
+	if (fi_plan.seedvar == FI_SEEDVAR_NV)
+		attr |= EFI_VARIABLE_NON_VOLATILE;
+	for (i = 0; i < sizeof(v); i++)
+		v[i] = (UINT8)(0x5a ^ i);
+	if (EFI_ERROR(RT->SetVariable(L"LoaderRandomSeed", &fi_bli_guid, attr, sizeof(v), v)))
+		Print(L"fault-setup: %a: LoaderRandomSeed could not be planted\n", fi_plan.name);
+}
+
 static void fi_run(EFI_HANDLE self, EFI_DEVICE_PATH *dp)
 {
 	EFI_HANDLE child = NULL;
@@ -315,6 +360,7 @@ static void fi_run(EFI_HANDLE self, EFI_DEVICE_PATH *dp)
 	fi_proto_reset();
 	fi_ebs_failed = 0;
 	fi_seedtable();
+	fi_seedvar(1);
 
 	st = fi_mmap_snapshot(&fi_before);
 	if (!EFI_ERROR(st))
@@ -375,6 +421,7 @@ static void fi_run(EFI_HANDLE self, EFI_DEVICE_PATH *dp)
 		fi_print_desc(L"before", &fi_before, first);
 		fi_print_desc(L"after", &fi_after, first);
 	}
+	fi_seedvar(0);
 }
 
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)

@@ -21,6 +21,10 @@ enum fi_gop_mode { FI_GOP_PASS, FI_GOP_ABSENT, FI_GOP_NOMODE };
 enum fi_acpi_mode { FI_ACPI_PASS, FI_ACPI_NONE, FI_ACPI_V1 };
 enum fi_order { FI_ORDER_KEEP, FI_ORDER_REVERSE, FI_ORDER_SHUFFLE };
 enum fi_overlap { FI_OVL_NONE, FI_OVL_RESERVED, FI_OVL_DUP, FI_OVL_USED };
+enum fi_seedvar { FI_SEEDVAR_NONE, FI_SEEDVAR_NV, FI_SEEDVAR_VOLATILE };
+enum fi_tcg2 { FI_TCG2_PASS, FI_TCG2_DUPSKIP, FI_TCG2_SKIP };
+/* SetupMode as the loader reads it under sb=1 */
+enum fi_setupmode { FI_SETUP_ABSENT, FI_SETUP_BIG, FI_SETUP_0, FI_SETUP_1 };
 
 /* gmm.top= bits: entries where no machine has memory */
 #define FI_TOP_PAGE 1
@@ -56,6 +60,13 @@ struct fi_plan {
 	UINT32 fs_short;    /* each Read returns at most this many bytes */
 	INT64 fs_size;      /* GetInfo reports the size off by this much */
 	CHAR16 fs_file[32]; /* which files get the fs faults (name suffix) */
+	UINT32 fs_nth;      /* only the Nth open of such a file (0: every one) */
+	UINT64 fs_flip;     /* the byte at this file offset reads inverted ... */
+	int fs_flip_set;    /* ... when set */
+	/* the variables: LoaderRandomSeed planted before the run (and deleted
+	 * after it), SecureBoot read as 1 with SetupMode as fi_setupmode says */
+	int seedvar, sb, setupmode;
+	int tcg2;           /* enum fi_tcg2: HashLogExtendEvent that appends nothing */
 	EFI_TPL tpl;        /* start the loader at this TPL (0: as is) */
 	int trace;          /* a serial line per counted call, with its caller */
 	/* a LINUX_EFI_RANDOM_SEED table, as an earlier stage leaves it, with
@@ -68,6 +79,7 @@ struct fi_plan {
 
 struct fi_count {
 	UINT32 ap, ap_addr, fp, pool, fpool, gmm, ebs, tpl, var, proto;
+	UINT32 seed_del;    /* LoaderRandomSeed deleted by the loader */
 	UINT32 faults;      /* faults injected */
 	UINT32 violations;  /* rules of the UEFI spec or of the map broken */
 	UINT32 badfree;     /* FreePages of pages the loader had not allocated */

@@ -3,10 +3,13 @@
  * place of the firmware's: EFI_RNG_PROTOCOL (failing, short, constant,
  * without algorithms, absent), GOP (absent, without a mode), the simple
  * file system and its files (volume missing or failing, read errors
- * mid-file, short reads, a size that changed since GetInfo; open handles
- * counted in every case), and the ACPI entries of the configuration table.
+ * mid-file, short reads, a size that changed since GetInfo, a byte that
+ * reads wrong; open handles counted in every case), EFI_TCG2_PROTOCOL
+ * (measurements that report success and append nothing) and the ACPI
+ * entries of the configuration table.
  */
 #include "inject.h"
+#include "tcg2.h"
 
 static EFI_GUID fi_rng_guid = EFI_RNG_PROTOCOL_GUID;
 static EFI_GUID fi_gop_guid = EFI_GRAPHICS_OUTPUT_PROTOCOL_GUID;
@@ -14,6 +17,7 @@ static EFI_GUID fi_sfs_guid = EFI_SIMPLE_FILE_SYSTEM_PROTOCOL_GUID;
 static EFI_GUID fi_info_guid = EFI_FILE_INFO_ID;
 static EFI_GUID fi_acpi20_guid = ACPI_20_TABLE_GUID;
 static EFI_GUID fi_acpi10_guid = ACPI_TABLE_GUID;
+static EFI_GUID fi_tcg2_guid = EFI_TCG2_PROTOCOL_GUID;
 
 static int fi_guid_eq(const EFI_GUID *a, const EFI_GUID *b)
 {
@@ -91,6 +95,7 @@ struct fi_file {
 };
 
 static struct fi_file fi_files[FI_FILES_MAX];
+static UINT32 fi_matching_opens; /* opens of files fs.file= names, this case */
 
 struct fi_sfs {
 	EFI_SIMPLE_FILE_SYSTEM_PROTOCOL p;
@@ -185,6 +190,12 @@ static EFI_STATUS EFIAPI fi_f_read(EFI_FILE_PROTOCOL *This, UINTN *size, VOID *b
 		*size = fi_plan.fs_short;
 	}
 	st = f->real->Read(f->real, size, buf);
+	if (!EFI_ERROR(st) && f->faulty && fi_plan.fs_flip_set && fi_plan.fs_flip >= f->pos &&
+	    fi_plan.fs_flip - f->pos < *size) {
+		/* the file's bytes are not what they were when it was pinned */
+		((UINT8 *)buf)[fi_plan.fs_flip - f->pos] ^= 0xff;
+		fi_cnt.faults++;
+	}
 	if (!EFI_ERROR(st))
 		f->pos += *size;
 	return st;
@@ -278,6 +289,9 @@ static EFI_FILE_PROTOCOL *fi_file_wrap(EFI_FILE_PROTOCOL *real, const CHAR16 *na
 		f->real = real;
 		f->used = 1;
 		f->faulty = name && fi_name_match(name);
+		/* fs.nth=N: only the Nth open of such a file */
+		if (f->faulty && fi_plan.fs_nth)
+			f->faulty = ++fi_matching_opens == fi_plan.fs_nth;
 		return &f->p;
 	}
 	/* out of wrappers: hand out the real one (not counted) */
@@ -325,6 +339,52 @@ UINTN fi_files_open(void)
 	return n;
 }
 
+/* ---------------------------------------------------------------- TCG2 */
+
+/*
+ * tcg2=skip: every HashLogExtendEvent of the loader reports success and
+ * neither extends nor logs; tcg2=dupskip: only one whose event (PCR, type,
+ * event data) is the same as the one before it, as when a firmware drops
+ * the second of two initrds' records.  GetCapability and GetEventLog pass
+ * through to the real protocol.
+ */
+static EFI_TCG2_PROTOCOL *fi_tcg2_real;
+static UINT8 fi_tcg2_last[512];
+static UINT32 fi_tcg2_last_size;
+
+static EFI_STATUS EFIAPI fi_tcg2_cap(EFI_TCG2_PROTOCOL *This, EFI_TCG2_BOOT_SERVICE_CAPABILITY *cap)
+{
+	(void)This;
+	return fi_tcg2_real->GetCapability(fi_tcg2_real, cap);
+}
+
+static EFI_STATUS EFIAPI fi_tcg2_log(EFI_TCG2_PROTOCOL *This, UINT32 format,
+				     EFI_PHYSICAL_ADDRESS *first, EFI_PHYSICAL_ADDRESS *last,
+				     BOOLEAN *truncated)
+{
+	(void)This;
+	return fi_tcg2_real->GetEventLog(fi_tcg2_real, format, first, last, truncated);
+}
+
+static EFI_STATUS EFIAPI fi_tcg2_extend(EFI_TCG2_PROTOCOL *This, UINT64 flags,
+					EFI_PHYSICAL_ADDRESS data, UINT64 len, EFI_TCG2_EVENT *e)
+{
+	int same = e->Size == fi_tcg2_last_size && e->Size <= sizeof(fi_tcg2_last) &&
+		   CompareMem(e, fi_tcg2_last, e->Size) == 0;
+
+	(void)This;
+	if (fi_plan.tcg2 == FI_TCG2_SKIP || (fi_plan.tcg2 == FI_TCG2_DUPSKIP && same)) {
+		fi_cnt.faults++;
+		return EFI_SUCCESS;
+	}
+	fi_tcg2_last_size = e->Size <= sizeof(fi_tcg2_last) ? e->Size : 0;
+	if (fi_tcg2_last_size)
+		CopyMem(fi_tcg2_last, e, e->Size);
+	return fi_tcg2_real->HashLogExtendEvent(fi_tcg2_real, flags, data, len, e);
+}
+
+static EFI_TCG2_PROTOCOL fi_tcg2;
+
 /* ---------------------------------------------------------------- dispatch */
 
 void *fi_wrap_protocol(EFI_GUID *guid, void *iface, EFI_STATUS *st)
@@ -349,6 +409,14 @@ void *fi_wrap_protocol(EFI_GUID *guid, void *iface, EFI_STATUS *st)
 		*st = EFI_SUCCESS;
 		return &fi_gop_nomode;
 	}
+	if (fi_guid_eq(guid, &fi_tcg2_guid) && fi_plan.tcg2 != FI_TCG2_PASS && iface) {
+		fi_tcg2_real = iface;
+		fi_tcg2 = *fi_tcg2_real;
+		fi_tcg2.GetCapability = fi_tcg2_cap;
+		fi_tcg2.GetEventLog = fi_tcg2_log;
+		fi_tcg2.HashLogExtendEvent = fi_tcg2_extend;
+		return &fi_tcg2;
+	}
 	if (fi_guid_eq(guid, &fi_sfs_guid)) {
 		if (fi_plan.fs_novol) {
 			fi_cnt.faults++;
@@ -366,6 +434,9 @@ void fi_proto_reset(void)
 	fi_rng_real = NULL;
 	SetMem(fi_files, sizeof(fi_files), 0);
 	fi_nsfs = 0;
+	fi_matching_opens = 0;
+	fi_tcg2_real = NULL;
+	fi_tcg2_last_size = 0;
 }
 
 /* ---------------------------------------------------------------- ACPI */

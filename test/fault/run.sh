@@ -3,6 +3,7 @@
 # matches REGEX), under QEMU + OVMF, with the fault injector as
 # \EFI\BOOT\BOOTX64.EFI and the real loader at \EFI\kaslr\loader.efi.
 #
+# Two lanes of boots run side by side, each on an ESP copy of its own.
 # Cases whose loader returns share one boot: the injector runs them in
 # sequence.  A case that boots the payload (or halts, or hangs) ends its
 # boot, and the next boot starts at the case after it.  Before each plan
@@ -30,10 +31,12 @@ done
 # a loader that loses its own directory and reads the wrong files.
 printf '# fault tests: the payload echoes this\ncmdline fault-conf\n' >"$OUT/kaslr.conf"
 printf 'cmdline decoy-conf\n' >"$OUT/decoy.conf"
+# a module the cases pin by its SHA-256 (test/fault/cases writes it out)
+printf 'fault tests: a module file the cases pin\n' >"$OUT/mod.bin"
 ESP=$OUT/esp.img
 test/qemu/mkesp.sh "$ESP" "$INJECT" - EFI/kaslr/loader.efi="$LOADER" \
 	EFI/kaslr/kernel.elf="$P/kernel-pie.elf" EFI/kaslr/kernel.elf.gz="$P/kernel-pie.elf.gz" \
-	EFI/kaslr/kaslr.conf="$OUT/kaslr.conf" \
+	EFI/kaslr/kaslr.conf="$OUT/kaslr.conf" EFI/kaslr/mod.bin="$OUT/mod.bin" \
 	kernel.elf="$P/kernel-exec.elf" kaslr.conf="$OUT/decoy.conf" || { echo "fault: 0 passed, 1 failed"; exit 1; }
 
 # ---------------------------------------------------------------- the table
@@ -106,6 +109,8 @@ judge_boot() {
 	for c in variant=pie cmdline=fault-conf ${checks//,/ }; do
 		case $c in
 		warn) grep -q '^kaslr-loader: warning:' "$seg" || why="${why:+$why; }no loader warning" ;;
+		ebs.*=*) k=${c#ebs.} want=${c#*=}; k=${k%%=*}; got=$(rfield "$ebs" "$k")
+			[ "$got" = "$want" ] || why="${why:+$why; }fault-ebs $k=$got, want $want" ;;
 		*!=*) k=${c%%!=*} want=${c#*!=}; got=$(kv "$line" "$k")
 			[ "$got" != "$want" ] || why="${why:+$why; }$k=$got" ;;
 		*=*) k=${c%%=*} want=${c#*=}; got=$(kv "$line" "$k")
@@ -142,6 +147,8 @@ terminal_outcome() {
 
 record() { # NAME OUTCOME WHY("" = pass)
 	OUTCOME[$1]=$2 WHY[$1]=$3
+	# also on file: a lane (below) runs in a subshell of its own
+	printf '%s\t%s\t%s\n' "$1" "$2" "$(printf '%s' "$3" | tr '\t\n' '  ')" >>"$OUT/records"
 	if [ -z "$3" ]; then VERDICT[$1]=ok; echo "ok $1 ($2)"
 	else VERDICT[$1]=FAIL; echo "FAIL $1: $3 [outcome $2; log $OUT/$1.log]"
 		tail -n 12 "$OUT/$1.log" | sed 's/^/    | /'
@@ -192,7 +199,7 @@ judge_terminal() {
 }
 
 # ---------------------------------------------------------------- boots
-BOOTS=0
+BOOTS=0 LANE=''
 # run_group QEMU NAME... : as few boots as the outcomes allow
 run_group() {
 	local q=$1 opts=() tok rest=() n i log seg res rc started
@@ -200,21 +207,21 @@ run_group() {
 	for tok in ${q//+/ }; do
 		[ "$tok" = - ] && continue
 		# tpm: a TPM 2.0 whose state lives with the logs
-		[ "$tok" = tpm ] && { rm -rf "$OUT/tpm"; opts+=(--tpm "$OUT/tpm"); continue; }
+		[ "$tok" = tpm ] && { rm -rf "$OUT/tpm$LANE"; opts+=(--tpm "$OUT/tpm$LANE"); continue; }
 		opts+=("--${tok%%:*}")
 		case $tok in *:*) opts+=("${tok#*:}") ;; esac
 	done
 	rest=("$@")
 	while [ ${#rest[@]} -gt 0 ]; do
 		BOOTS=$((BOOTS + 1))
-		log=$OUT/boot-$BOOTS.log
+		log=$OUT/boot-$LANE$BOOTS.log
 		{
 			echo "_warmup :: kernel=warmup-absent.elf"
 			for n in "${rest[@]}"; do echo "$n ${PLAN[$n]}"; done
-		} >"$OUT/plan-$BOOTS"
-		mcopy -o -i "$ESP" "$OUT/plan-$BOOTS" ::/fault.plan || { echo "run.sh: mcopy failed"; exit 1; }
+		} >"$OUT/plan-$LANE$BOOTS"
+		mcopy -o -i "$ESP" "$OUT/plan-$LANE$BOOTS" ::/fault.plan || { echo "run.sh: mcopy failed"; exit 1; }
 		nice -n 10 test/qemu/boot.sh --log "$log" --timeout $((90 + 30 * ${#rest[@]})) \
-			--idle "$IDLE" "${opts[@]}" "$ESP" 2>"$OUT/boot-$BOOTS.err"
+			--idle "$IDLE" "${opts[@]}" "$ESP" 2>"$OUT/boot-$LANE$BOOTS.err"
 		rc=$?
 		clean_log "$log" >"$log.txt"
 		if ! grep -q '^fault-plan:' "$log.txt" && [ "${retried:-}" != "$BOOTS" ]; then
@@ -307,10 +314,49 @@ for n in "${ORDER[@]}"; do
 	[ -n "${GROUP[$q]+x}" ] || GROUPS_SEEN+=("$q")
 	GROUP[$q]="${GROUP[$q]:-} $n"
 done
+# two lanes, one QEMU each, an ESP (and a TPM) of their own: the groups
+# alternate between them, and the long group of the default machine ("-")
+# is dealt out case by case, so that each lane gets about half the boots
+declare -a LANE_Q=() LANE_N=()
 for q in "${GROUPS_SEEN[@]}"; do
-	# shellcheck disable=SC2086
-	run_group "$q" ${GROUP[$q]}
+	read -r -a names <<<"${GROUP[$q]}"
+	if [ "$q" = - ]; then
+		a='' b=''
+		for i in "${!names[@]}"; do
+			if [ $((i % 2)) = 0 ]; then a="$a ${names[$i]}"; else b="$b ${names[$i]}"; fi
+		done
+		LANE_Q+=(- -) LANE_N+=("0$a" "1$b")
+	else
+		LANE_N+=("$((${#LANE_Q[@]} % 2)) ${names[*]}")
+		LANE_Q+=("$q")
+	fi
 done
+run_lane() { # run_lane N: lane N's groups, in a subshell of its own
+	local i l names
+	LANE=l$1- ESP=$OUT/esp-$1.img
+	BOOTS=0
+	cp "$OUT/esp.img" "$ESP"
+	for i in "${!LANE_Q[@]}"; do
+		read -r l names <<<"${LANE_N[$i]}"
+		if [ "$l" = "$1" ] && [ -n "$names" ]; then
+			# shellcheck disable=SC2086
+			run_group "${LANE_Q[$i]}" $names
+		fi
+	done
+	echo "$BOOTS" >"$OUT/boots-$1"
+}
+run_lane 0 >"$OUT/lane-0.txt" 2>&1 &
+run_lane 1 >"$OUT/lane-1.txt" 2>&1 &
+wait
+for lane in 0 1; do
+	cat "$OUT/lane-$lane.txt"
+	BOOTS=$((BOOTS + $(cat "$OUT/boots-$lane" 2>/dev/null || echo 0)))
+done
+# the verdicts the lanes recorded
+while IFS=$'\t' read -r n o w; do
+	OUTCOME[$n]=$o WHY[$n]=$w
+	if [ -z "$w" ]; then VERDICT[$n]=ok; else VERDICT[$n]=FAIL; fi
+done <"$OUT/records"
 
 # ---------------------------------------------------------------- report
 passed=0 failed=0

@@ -2,7 +2,7 @@
  * wrap.c - the boot-services and runtime-services entries the injector
  * replaces while the loader runs: memory allocation (counted, failed on
  * demand, tracked for leaks), ExitBootServices, TPL, protocol look-ups
- * (handed to proto.c) and SetVariable.  Only calls whose return address
+ * (handed to proto.c), GetVariable and SetVariable.  Only calls whose return address
  * lies inside the loader image are counted or failed; firmware drivers
  * calling through the same table pass straight through.
  */
@@ -230,6 +230,9 @@ static void fi_ebs_report(void)
 	serial_dec(fi_cnt.gmm);
 	serial_puts(",ebs:");
 	serial_dec(fi_cnt.ebs);
+	/* LoaderRandomSeed deleted by the loader, how many times */
+	serial_puts(" seeddel=");
+	serial_dec(fi_cnt.seed_del);
 	serial_puts(" faults=");
 	serial_dec(fi_cnt.faults);
 	serial_puts(" violations=");
@@ -323,6 +326,9 @@ static EFI_STATUS EFIAPI fi_LocateProtocol(EFI_GUID *guid, VOID *reg, VOID **ifa
 static EFI_STATUS EFIAPI fi_SetVariable(CHAR16 *name, EFI_GUID *guid, UINT32 attr,
 					UINTN size, VOID *data)
 {
+	EFI_STATUS st;
+	int seed;
+
 	if (!fi_from_loader(__builtin_return_address(0)))
 		return fi_rt.SetVariable(name, guid, attr, size, data);
 	fi_after_ebs_check((const CHAR8 *)"SetVariable after a failed ExitBootServices");
@@ -331,7 +337,55 @@ static EFI_STATUS EFIAPI fi_SetVariable(CHAR16 *name, EFI_GUID *guid, UINT32 att
 		fi_cnt.faults++;
 		return EFI_OUT_OF_RESOURCES;
 	}
-	return fi_rt.SetVariable(name, guid, attr, size, data);
+	st = fi_rt.SetVariable(name, guid, attr, size, data);
+	seed = StrCmp(name, L"LoaderRandomSeed") == 0;
+	if (seed && (size == 0 || attr == 0) && !EFI_ERROR(st))
+		fi_cnt.seed_del++;
+	return st;
+}
+
+/*
+ * sb=1: SecureBoot reads as 1, and SetupMode as setupmode= says: absent,
+ * four bytes (no one-byte variable), or the one byte 0 or 1.  Everything
+ * else, and every caller but the loader, reads the firmware's.
+ */
+static EFI_STATUS EFIAPI fi_GetVariable(CHAR16 *name, EFI_GUID *guid, UINT32 *attr,
+					UINTN *size, VOID *data)
+{
+	static EFI_GUID global = EFI_GLOBAL_VARIABLE;
+	UINT8 v;
+
+	if (!fi_from_loader(__builtin_return_address(0)) || !fi_plan.sb ||
+	    CompareMem(guid, &global, sizeof(global)) != 0)
+		return fi_rt.GetVariable(name, guid, attr, size, data);
+	if (StrCmp(name, L"SecureBoot") == 0) {
+		v = 1;
+	} else if (StrCmp(name, L"SetupMode") == 0) {
+		fi_cnt.faults++;
+		if (fi_plan.setupmode == FI_SETUP_ABSENT)
+			return EFI_NOT_FOUND;
+		if (fi_plan.setupmode == FI_SETUP_BIG) {
+			if (*size < 4) {
+				*size = 4;
+				return EFI_BUFFER_TOO_SMALL;
+			}
+			SetMem(data, 4, 0);
+			*size = 4;
+			return EFI_SUCCESS;
+		}
+		v = fi_plan.setupmode == FI_SETUP_1;
+	} else {
+		return fi_rt.GetVariable(name, guid, attr, size, data);
+	}
+	if (*size < 1) {
+		*size = 1;
+		return EFI_BUFFER_TOO_SMALL;
+	}
+	*(UINT8 *)data = v;
+	*size = 1;
+	if (attr)
+		*attr = EFI_VARIABLE_BOOTSERVICE_ACCESS | EFI_VARIABLE_RUNTIME_ACCESS;
+	return EFI_SUCCESS;
 }
 
 static void fi_table_crc(EFI_TABLE_HEADER *h)
@@ -366,6 +420,7 @@ void fi_install(void)
 	BS->LocateProtocol = fi_LocateProtocol;
 	fi_table_crc(&BS->Hdr);
 	RT->SetVariable = fi_SetVariable;
+	RT->GetVariable = fi_GetVariable;
 	fi_table_crc(&RT->Hdr);
 }
 

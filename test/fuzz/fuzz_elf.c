@@ -86,14 +86,17 @@ static uint64_t fuzz_base(const uint8_t *d, size_t n, const struct elf_image *im
 
 /*
  * elf_page_map() of an accepted image: sorted, page-aligned, inside the
- * image, W+X only when tolerated; and for images up to 4 MiB, page by
- * page the union of the segments touching it (gaps in no range).
+ * image, W+X only when tolerated (has_wx then says so); and for images up
+ * to 4 MiB, page by page the union of the segments touching it (gaps in no
+ * range), a Linux W+X segment mapped by section adding its kept sections'
+ * flags instead of its own.
  */
 static void check_pages(const struct elf_image *img)
 {
 	struct elf_page_range r[ELF_PAGE_RANGES_MAX];
 	unsigned n = 0, k = 0;
 	uint64_t end = 0;
+	int wx = 0;
 
 	if (elf_page_map(img, r, ELF_PAGE_RANGES_MAX, &n, NULL) != LDR_OK)
 		abort();
@@ -101,11 +104,28 @@ static void check_pages(const struct elf_image *img)
 		if (r[i].off % PAGE_SIZE || r[i].size == 0 || r[i].size % PAGE_SIZE ||
 		    r[i].off < end || !ldr_in_bounds(r[i].off, r[i].size, img->load_size))
 			abort();
-		if ((r[i].flags & (PT_W | PT_X)) == (PT_W | PT_X) && !img->has_wx)
-			abort();
+		if ((r[i].flags & (PT_W | PT_X)) == (PT_W | PT_X))
+			wx = 1;
 		if (i > 0 && r[i].off == end && r[i].flags == r[i - 1].flags)
 			abort();   /* not merged */
 		end = r[i].off + r[i].size;
+	}
+	if (wx != img->has_wx || (wx && !img->wx_linux))
+		abort();
+	/* the kept sections lie inside a W+X segment of theirs */
+	for (unsigned i = 0; i < img->nwx_sec; i++) {
+		const struct elf_wx_section *w = &img->wx_sec[i];
+		int in = 0;
+
+		for (unsigned j = 0; j < img->nseg; j++) {
+			const struct elf_segment *s = &img->seg[j];
+
+			in |= (s->flags & (PF_W | PF_X)) == (PF_W | PF_X) && w->size &&
+			      w->load_off >= s->load_off &&
+			      ldr_in_bounds(w->load_off - s->load_off, w->size, s->memsz);
+		}
+		if (!in || !img->wx_by_section)
+			abort();
 	}
 	if (img->load_size > 4 * MIB)
 		return;
@@ -115,11 +135,20 @@ static void check_pages(const struct elf_image *img)
 
 		for (unsigned i = 0; i < img->nseg; i++) {
 			const struct elf_segment *s = &img->seg[i];
+			uint32_t sf = s->flags;
 
+			if (img->wx_by_section && (sf & (PF_W | PF_X)) == (PF_W | PF_X))
+				sf = 0;
 			if (s->load_off < p + PAGE_SIZE && s->load_off + s->memsz > p) {
 				touched = 1;
-				f |= ((s->flags & PF_W) ? PT_W : 0) | ((s->flags & PF_X) ? PT_X : 0);
+				f |= ((sf & PF_W) ? PT_W : 0) | ((sf & PF_X) ? PT_X : 0);
 			}
+		}
+		for (unsigned i = 0; img->wx_by_section && i < img->nwx_sec; i++) {
+			const struct elf_wx_section *w = &img->wx_sec[i];
+
+			if (w->load_off < p + PAGE_SIZE && w->load_off + w->size > p)
+				f |= ((w->flags & PF_W) ? PT_W : 0) | ((w->flags & PF_X) ? PT_X : 0);
 		}
 		while (k < n && r[k].off + r[k].size <= p)
 			k++;
@@ -157,10 +186,15 @@ static void check_image(const struct elf_image *img, const struct elf_limits *li
 		if (s->load_off < end)
 			abort();
 		end = s->load_off + s->memsz;
-		if ((s->flags & (PF_W | PF_X)) == (PF_W | PF_X) && !img->has_wx)
+		if ((s->flags & (PF_W | PF_X)) == (PF_W | PF_X) && !img->wx_linux)
 			abort();
 	}
-	if (img->has_wx && (img->reloc_kind != ELF_RELOC_LINUX || !lim->allow_wx_linux))
+	/* W+X only in Linux, and only when allowed; Linux is a table, or a
+	 * bzImage's payload without one */
+	if (img->wx_linux != (img->is_linux && lim->allow_wx_linux))
+		abort();
+	if (img->is_linux && (!linux_detect(img) ||
+			      (img->reloc_kind == ELF_RELOC_NONE && !lim->linux_payload)))
 		abort();
 	check_pages(img);
 	if (img->reloc_kind == ELF_RELOC_LINUX &&
@@ -196,6 +230,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lim.layout = (enum elf_layout)(data[15] & 3) == 3 ? ELF_LAYOUT_AUTO
 								 : (enum elf_layout)(data[15] & 3);
 		lim.allow_wx_linux = !(data[15] & 4);
+		lim.linux_payload = !!(data[15] & 32);
 		if (data[15] & 8)
 			lim.max_image_size = 1 * MIB;
 		if (data[15] & 16)

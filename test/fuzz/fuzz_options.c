@@ -4,8 +4,10 @@
  * parser on its output, options_parse_line() and options_parse_config()
  * on the raw bytes, options_parse_size() on a prefix; abort() when a
  * result breaks an invariant (strings terminated, cmdline_len right,
- * modules well formed), an error is not one of the options' own, or
- * options_merge() under Secure Boot lets a parse change what it may not.
+ * modules, kernels and initrds well formed, no newline in any value), its
+ * settings text is not one "key=value" line per setting, an error is not
+ * one of the options' own, or options_merge() under Secure Boot lets a
+ * parse change what it may not.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,11 +15,75 @@
 
 #include "options.h"
 
+/* no value holds a newline: a settings line is one setting's */
+static void check_no_newline(const char *s)
+{
+	if (strpbrk(s, "\r\n"))
+		abort();
+}
+
+/*
+ * The settings text: the header, then lines "KEY=..." or "KEY.N=..." for
+ * a key of the table, as many as there are settings (every key but the
+ * command line once, the kernels, modules and initrds one each).
+ */
+static void check_settings(const struct ldr_options *o)
+{
+	static char text[OPT_SETTINGS_MAX];
+	size_t len = 0, lines = 0, want;
+	const char *p, *end;
+
+	if (options_settings_text(o, text, sizeof(text), &len) != LDR_OK || len == 0 ||
+	    text[len - 1] != '\n')
+		abort();
+	want = 1 + OPT_K_COUNT - 4 + options_kernel_count(o) + o->nmodules + o->ninitrd;
+	for (p = text; p < text + len; p = end + 1, lines++) {
+		size_t k = 0;
+
+		end = memchr(p, '\n', (size_t)(text + len - p));
+		if (lines == 0) {
+			if ((size_t)(end - p) != strlen(OPT_SETTINGS_HEADER) ||
+			    memcmp(p, OPT_SETTINGS_HEADER, (size_t)(end - p)) != 0)
+				abort();
+			continue;
+		}
+		while (p + k < end && p[k] != '=')
+			k++;
+		if (p + k == end)
+			abort();
+		/* "kernel.N" and "initrd.N" name a place in the list of kernels */
+		if (options_key_find(p, k) == OPT_K_COUNT &&
+		    (k < 3 || p[k - 2] != '.' || p[k - 1] < '1' || p[k - 1] > '9' ||
+		     (options_key_find(p, k - 2) != OPT_K_KERNEL &&
+		      options_key_find(p, k - 2) != OPT_K_INITRD)))
+			abort();
+	}
+	if (lines != want)
+		abort();
+}
+
 static void check_opts(const struct ldr_options *o)
 {
-	if (!memchr(o->kernel, 0, sizeof(o->kernel)) || !memchr(o->cmdline, 0, sizeof(o->cmdline)) ||
-	    !memchr(o->bad, 0, sizeof(o->bad)))
+	if (!memchr(o->cmdline, 0, sizeof(o->cmdline)) || !memchr(o->bad, 0, sizeof(o->bad)))
 		abort();
+	/* the kernels: at most OPT_KERNELS_MAX, each a non-empty string;
+	 * the initrds each naming one of them */
+	if (o->nkernels > OPT_KERNELS_MAX || o->ninitrd > OPT_INITRD_MAX)
+		abort();
+	for (uint32_t i = 0; i < o->nkernels; i++)
+		if (!memchr(o->kernels[i], 0, sizeof(o->kernels[i])) || o->kernels[i][0] == 0)
+			abort();
+	for (uint32_t i = 0; i < o->ninitrd; i++) {
+		const struct opt_file *f = &o->initrd[i];
+
+		if (!memchr(f->path, 0, sizeof(f->path)) || f->path[0] == 0 ||
+		    f->kernel >= options_kernel_count(o) || strpbrk(f->path, ":"))
+			abort();
+		check_no_newline(f->path);
+	}
+	for (uint32_t i = 0; i < o->nkernels; i++)
+		check_no_newline(o->kernels[i]);
+	check_no_newline(o->cmdline);
 	if (o->cmdline_len != strlen(o->cmdline))
 		abort();
 	if (o->verbose > 1 || o->nokaslr > 1 || o->have_seed > 1 || o->have_sha256 > 1)
@@ -35,7 +101,9 @@ static void check_opts(const struct ldr_options *o)
 		if (m->path[0] == 0 || strpbrk(m->path, ":, \t\r\n") || m->have_sha256 > 1 ||
 		    m->string_len != strlen(m->string))
 			abort();
+		check_no_newline(m->string);
 	}
+	check_settings(o);
 }
 
 static void check_err(enum ldr_err err, const struct ldr_options *o)
@@ -85,12 +153,14 @@ static void check_merge(const struct ldr_options *src)
 	static struct ldr_options d, before;
 
 	options_defaults(&d);
-	memcpy(d.kernel, "\\EFI\\pinned.elf", 16);
+	memcpy(d.kernels[0], "\\EFI\\pinned.elf", 16);
+	d.nkernels = 1;
 	memcpy(d.cmdline, "pinned", 7);
 	d.cmdline_len = 6;
 	before = d;
 	(void)options_merge(&d, src, 1, 0);
-	if (memcmp(d.kernel, before.kernel, sizeof(d.kernel)) != 0 ||
+	if (memcmp(d.kernels, before.kernels, sizeof(d.kernels)) != 0 ||
+	    d.nkernels != before.nkernels || d.ninitrd != 0 ||
 	    d.cmdline_len != before.cmdline_len || strcmp(d.cmdline, before.cmdline) != 0 ||
 	    d.nokaslr || d.have_seed || d.have_sha256 || d.min_addr != before.min_addr ||
 	    d.max_addr != before.max_addr)

@@ -193,8 +193,17 @@ static void options_seeds(void)
 		"kaslr.min\t0x2000000\n"
 		"kaslr.maxsize 1G\n"
 		"cmdline console=ttyS0 # kept\n";
+	/* a list of kernels, each with its initrds */
+	static const char list[] =
+		"initrd early.img\n"
+		"kernel vmlinuz-20\n"
+		"initrd initrd.img-20:sha256=F0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFFe0e1e2e3e4e5e6e7e8e9eaebecedeeef\n"
+		"kernel vmlinuz-10\n"
+		"initrd initrd.img-10\n"
+		"module m.bin a string\n";
 
 	write_seed("options", "line", line, sizeof(line) - 1);
+	write_seed("options", "list", list, sizeof(list) - 1);
 	write_seed("options", "keys", keys, sizeof(keys) - 1);
 	write_seed("options", "config", conf, sizeof(conf) - 1);
 	write_seed("options", "size-hex", "0x1fffK", 7);

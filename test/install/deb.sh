@@ -1,13 +1,23 @@
 #!/bin/bash
-# test/install/deb.sh - `make deb`, installed with dpkg into a root directory
-# of this test's own (never the real system), then its kernel hooks run
-# against a temporary ESP with the files of the Debian kernel package that
-# test/linux/fetch.sh downloads (build/linux/pkg/boot/vmlinuz-*): install,
-# a second version through the kernel-install plugin, the same update seen
-# by several hooks done once, the loader's own trouble (no sbsign, no key,
-# a copy that fails) never failing a hook nor kernel-install's next plugin,
-# removals, the package removed (the ESP as it was before) and purged,
-# leaving nothing behind.
+# test/install/deb.sh - `make deb` (debian/, debhelper): lintian on both
+# packages (any error or warning fails), their control relations; then
+# installed with dpkg into roots of this test's own (never the real
+# system):
+#   - the first install from the package: install.conf alone (ESP= and
+#     CMDLINE=) and `kaslr-loader-update install` on a running system's ESP
+#     (test/install/fake-efi.sh: efibootmgr, mountpoint, findmnt, lsblk and
+#     /sys made up), then `check`; the package removed: the ESP as before,
+#     the Boot#### entry the install made deleted, BootOrder as it was;
+#     a kernel installed after that: the hook says nothing, status 0;
+#     purged: nothing left but a keys/ directory, kept with one line;
+#   - the kernel hooks against a temporary ESP with the files of the
+#     Debian kernel package that test/linux/fetch.sh downloads
+#     (build/linux/pkg/boot/vmlinuz-*): install, a second version through
+#     the kernel-install plugin, the same update seen by several hooks done
+#     once, the loader's own trouble (no sbsign, no key, a copy that fails)
+#     never failing a hook nor kernel-install's next plugin, removals,
+#     TRUST=shim, the packages removed (the ESP as it was before) and
+#     purged, leaving nothing behind.
 # One "ok NAME" / "FAIL NAME: why" line per check; the last line is
 # "deb: N passed, N failed".
 set -u
@@ -18,41 +28,89 @@ SDBOOT_PLUGIN=/usr/lib/kernel/install.d/90-loaderentry.install
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 . test/tally.sh
+. test/install/signed.sh
+. test/install/fake-efi.sh
 finish() { tally_end deb; }
 sha() { sha256sum "$1" | cut -d' ' -f1; }
+snap() { (cd "$1" && find . -printf '%y %p\n' | sort && find . -type f -exec sha256sum {} + | sort -k 2); }
 
 if ! make --no-print-directory deb >"$T/make.log" 2>&1; then
 	bad make-deb "$(tail -n 3 "$T/make.log")"; finish
 fi
 deb=$(find "$B/deb" -maxdepth 1 -name 'kaslr-loader_*_amd64.deb' | head -n 1)
-[ -n "$deb" ] || { bad make-deb "no .deb in $B/deb"; finish; }
+sweepdeb=$(find "$B/deb" -maxdepth 1 -name 'kaslr-sweep_*_amd64.deb' | head -n 1)
+{ [ -n "$deb" ] && [ -n "$sweepdeb" ]; } || { bad make-deb "no kaslr-loader and kaslr-sweep .deb in $B/deb"; finish; }
 ok make-deb
-if dpkg-deb -f "$deb" Package Version Architecture Depends | grep -q '^Package: kaslr-loader$'; then ok control
+# lintian: no error, no warning (an override only with its reason)
+command -v lintian >/dev/null || bad lintian "lintian missing (make deps)"
+for d in "$deb" "$sweepdeb"; do
+	n=${d##*/}; n=${n%%_*}
+	if lintian --fail-on error,warning "$d" >"$T/lintian-$n.log" 2>&1; then ok "lintian-$n"
+	else bad "lintian-$n" "$(grep -v 'root privileges' "$T/lintian-$n.log" | tr '\n' '|')"; fi
+done
+# every override has its reason: a comment just above it
+why=''
+for o in debian/*.lintian-overrides; do
+	[ -f "$o" ] || continue
+	why+=$(awk -v f="$o" '/^[[:space:]]*$/ {c = 0; next} /^#/ {c = 1; next} !c {print f ": " $0 " (no comment above it)"}' "$o")
+done
+if [ -z "$why" ]; then ok lintian-overrides-reasoned
+else bad lintian-overrides-reasoned "$why"; fi
+if dpkg-deb -f "$deb" Package Version Architecture Depends | grep -q '^Package: kaslr-loader$' &&
+   [ "$(dpkg-deb -f "$deb" Version)" = "$(dpkg-parsechangelog -l debian/changelog -S Version)" ] &&
+   [ "$(dpkg-deb -f "$deb" Version)" = "$(sed -n 's/^#define LDR_VERSION "\(.*\)"/\1/p' efi/bli.h)" ]; then ok control
 else bad control "$(dpkg-deb -f "$deb" 2>&1 | head -n 3)"; fi
-# Depends: what every configuration needs (the C library of kaslr-policy,
-# bash); sbsigntool, which a SIGN_KEY needs, recommended; what REPACK=1
-# needs suggested.  apt resolves it from the file, as README says.
+# Depends: what every configuration needs, the shared libraries of the
+# tools alone (kaslr-policy's C library; kaslr-pcr's libcrypto and the
+# decompressors the core links), as dh_shlibdeps finds them; Recommends: efibootmgr (a Boot#### entry on the
+# running system) and sbsigntool (SIGN_KEY, TRUST=shim's checks); the
+# rest suggested; kaslr-sweep depends on what it runs.  apt resolves it
+# from the file.
 dep=$(dpkg-deb -f "$deb" Depends) rec=$(dpkg-deb -f "$deb" Recommends) sug=$(dpkg-deb -f "$deb" Suggests)
-if [[ $dep == *libc6* && $dep == *bash* && $dep != *binutils* && $dep != *xz-utils* && $dep != *sbsigntool* &&
-      $rec == *sbsigntool* && $sug == *binutils* && $sug == *xz-utils* ]]; then ok control-relations
-else bad control-relations "Depends: $dep; Recommends: $rec; Suggests: $sug"; fi
+sdep=$(dpkg-deb -f "$sweepdeb" Depends) srec=$(dpkg-deb -f "$sweepdeb" Recommends)
+deps_libs=1
+IFS=, read -r -a dl <<<"$dep"
+for d in "${dl[@]}"; do
+	d=${d# }
+	case $d in lib* | zlib1g*) ;; *) deps_libs=0 ;; esac
+done
+if [[ $deps_libs == 1 && $dep == libc6* && $dep == *libssl3* && $rec == *sbsigntool* && $rec == *efibootmgr* &&
+      $sug == *binutils* && $sug == *xz-utils* && $sug == *openssl* && $sug == *kaslr-sweep* &&
+      $sdep == *qemu-system-x86* && $sdep == *ovmf* && $sdep == *mtools* && $sdep == *"kaslr-loader (= "* &&
+      $srec == *busybox-static* && $srec == *cpio* ]]; then
+	ok control-relations
+else bad control-relations "Depends: $dep; Recommends: $rec; Suggests: $sug; kaslr-sweep Depends: $sdep Recommends: $srec"; fi
+# kaslr-sweep --initramfs-report's /init where the tool looks for it: the
+# boot tests' own test/linux/init.sh
+if dpkg-deb --fsys-tarfile "$sweepdeb" | tar -xO ./usr/lib/kaslr-loader/report-init.sh 2>/dev/null | cmp -s - test/linux/init.sh &&
+   grep -q '/usr/lib/kaslr-loader/report-init.sh' src/tools/kaslr-sweep.sh; then ok sweep-report-init
+else bad sweep-report-init "kaslr-sweep's package has no /usr/lib/kaslr-loader/report-init.sh equal to test/linux/init.sh"; fi
 if apt-get -s install "./$deb" >"$T/apt.log" 2>&1 && grep -q '^Inst kaslr-loader ' "$T/apt.log"; then ok apt-install
 else bad apt-install "$(tail -n 3 "$T/apt.log")"; fi
+# the man pages the package ships: every page in docs/man/ but kaslr-sweep's
+want=$(find docs/man -name '*.[1-8]' ! -name kaslr-sweep.1 -printf '%f.gz\n' | sort)
+have=$(dpkg-deb -c "$deb" | sed -n 's|.*/usr/share/man/man[1-8]/||p' | sed '/^$/d' | sort)
+if [ -n "$want" ] && [ "$want" = "$have" ]; then ok man-pages-shipped
+else bad man-pages-shipped "docs/man: $(echo "$want" | tr '\n' ' '); the package: $(echo "$have" | tr '\n' ' ')"; fi
 
 # a root of our own: an empty dpkg database; no package there provides the
-# dependencies (bash, libc6), which the host has: --force-depends; the
+# dependencies (libc6...), which the host has: --force-depends; the
 # maintainer scripts run on the host with DPKG_ROOT set (no shell in $R)
+newroot() {
+	mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates" "$1/var/lib/dpkg/triggers"
+	: >"$1/var/lib/dpkg/status"; : >"$1/var/lib/dpkg/available"
+}
 R=$T/root
-mkdir -p "$R/var/lib/dpkg/info" "$R/var/lib/dpkg/updates" "$R/var/lib/dpkg/triggers"
-: >"$R/var/lib/dpkg/status"; : >"$R/var/lib/dpkg/available"
+newroot "$R"
 DPKG=(dpkg --root="$R" --force-depends --force-script-chrootless)
-if "${DPKG[@]}" -i "$deb" >"$T/dpkg-i.log" 2>&1 &&
-   dpkg --root="$R" -s kaslr-loader 2>/dev/null | grep -q '^Status: install ok installed'; then ok dpkg-install
+if "${DPKG[@]}" -i "$deb" "$sweepdeb" >"$T/dpkg-i.log" 2>&1 &&
+   dpkg --root="$R" -s kaslr-loader 2>/dev/null | grep -q '^Status: install ok installed' &&
+   dpkg --root="$R" -s kaslr-sweep 2>/dev/null | grep -q '^Status: install ok installed'; then ok dpkg-install
 else bad dpkg-install "$(tail -n 3 "$T/dpkg-i.log")"; finish; fi
 missing=0
 while read -r f; do
 	[ -e "$R/$f" ] || { missing=1; bad dpkg-files "$f not installed"; }
-done < <(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print $6}' | sed 's|^\./||')
+done < <({ dpkg-deb -c "$deb"; dpkg-deb -c "$sweepdeb"; } | awk '$1 !~ /^d/ {print $6}' | sed 's|^\./||')
 [ "$missing" = 0 ] && ok dpkg-files
 
 # the Debian kernel's files
@@ -65,6 +123,72 @@ mkdir -p "$BOOT"
 cp "$vmlinuz" "$BOOT/vmlinuz-$V"
 printf 'initrd of %s\n' "$V" >"$BOOT/initrd.img-$V"
 
+# 0. the first install from the package, on the running system's ESP
+first_install() {
+	local R0=$T/root0 E0=$T/esp-first F=$T/efi n left
+	local D0=(dpkg --root="$R0" --force-depends --force-script-chrootless)
+	newroot "$R0"
+	mkdir -p "$E0"
+	fake_efi "$F" "$E0" || { bad first-setup "fake_efi"; return; }
+	"${D0[@]}" -i "$deb" >"$T/d0.log" 2>&1 || { bad first-setup "dpkg -i: $(tail -n 2 "$T/d0.log")"; return; }
+	snap "$E0" >"$T/e0.snap"
+	cp "$F/nvram/entries" "$T/nvram0.entries"; cp "$F/nvram/order" "$T/nvram0.order"
+	# install.conf: what an administrator fills in, nothing else
+	printf 'ESP=%s\nCMDLINE="console=ttyS0 root=/dev/vda1 ro"\n' "$E0" >"$T/first.conf"
+	# the tools as the package installed them, on the made-up running system
+	fe() { env PATH="$F/bin:$PATH" KASLR_LOADER_SYS="$F/sys" KASLR_LOADER_CONF="$T/first.conf" \
+		KASLR_LOADER_BOOT="$BOOT" KASLR_LOADER_RELEASE="$V" "$@"; }
+	{
+		fe DPKG_ROOT="$R0" "$R0/usr/sbin/kaslr-loader-update" install >"$T/first.log" 2>&1
+		echo "install $?"
+		"$R0/usr/lib/kaslr-loader/kaslr-policy" show "$E0/EFI/kaslr-loader/kaslr-loader.efi" >"$T/first.pins" 2>&1
+		echo "BootOrder $(cat "$F/nvram/order")" >"$T/first.nvram"
+		fe DPKG_ROOT="$R0" "$R0/usr/sbin/kaslr-loader-update" check >"$T/check.log" 2>&1
+		echo "check $?"
+		# a kernel newer than the one installed: check says so
+		cp "$BOOT/vmlinuz-$V" "$BOOT/vmlinuz-$V2"
+		fe DPKG_ROOT="$R0" "$R0/usr/sbin/kaslr-loader-update" check >"$T/check2.log" 2>&1
+		echo "check2 $?"
+		rm -f "$BOOT/vmlinuz-$V2"
+		fe "${D0[@]}" -r kaslr-loader >"$T/d0r.log" 2>&1
+		echo "remove $?"
+		# a kernel installed with the package removed: the conffile hook stays
+		fe "$R0/etc/kernel/postinst.d/zz-kaslr-loader" "$V" "$BOOT/vmlinuz-$V" >"$T/after.log" 2>&1
+		echo "after $?"
+		mkdir -p "$R0/etc/kaslr-loader/keys" && echo key >"$R0/etc/kaslr-loader/keys/db.key"
+		fe "${D0[@]}" -P kaslr-loader >"$T/d0p.log" 2>&1
+		echo "purge $?"
+	} >"$T/first.st"
+	if grep -qx 'install 0' "$T/first.st"; then ok first-install
+	else bad first-install "$(tail -n 2 "$T/first.log")"; fi
+	n=$(grep -cF -- '--create --disk /dev/vda --part 1 --label kaslr-loader --loader \EFI\kaslr-loader\kaslr-loader.efi' "$F/nvram/calls")
+	if [ "$n" = 1 ] && [ "$(sed -n 's/^BootOrder //p' "$T/first.nvram")" = 0002,0000,0001 ] &&
+	   grep -q "^kernel *\\\\EFI\\\\kaslr-loader\\\\vmlinuz-$V sha256=$(sha "$BOOT/vmlinuz-$V")$" "$T/first.pins"; then
+		ok first-install-default-path
+	else bad first-install-default-path "$n creates: $(tr '\n' '|' <"$F/nvram/calls"); $(tr '\n' '|' <"$T/first.pins")"; fi
+	if grep -qx 'check 0' "$T/first.st" && [ "$(wc -l <"$T/check.log")" = 1 ]; then ok first-check
+	else bad first-check "$(tr '\n' '|' <"$T/check.log")"; fi
+	if grep -qx 'check2 1' "$T/first.st" && [ "$(wc -l <"$T/check2.log")" = 1 ] && grep -q "the newest in .* is $V2" "$T/check2.log"; then
+		ok first-check-disagrees
+	else bad first-check-disagrees "$(tr '\n' '|' <"$T/check2.log")"; fi
+	if grep -qx 'remove 0' "$T/first.st" && snap "$E0" | cmp -s - "$T/e0.snap"; then ok first-remove-esp
+	else bad first-remove-esp "$(tail -n 2 "$T/d0r.log"; snap "$E0" | diff "$T/e0.snap" - | head -n 4)"; fi
+	if cmp -s "$F/nvram/entries" "$T/nvram0.entries" && cmp -s "$F/nvram/order" "$T/nvram0.order" &&
+	   grep -qx -- '-b 0002 -B' "$F/nvram/calls"; then ok first-remove-boot-entry
+	else bad first-remove-boot-entry "BootOrder $(cat "$F/nvram/order"); entries $(cut -c 1-4 "$F/nvram/entries" | tr '\n' ' ')"; fi
+	if grep -qx 'after 0' "$T/first.st" && [ ! -s "$T/after.log" ]; then ok removed-hook-quiet
+	else bad removed-hook-quiet "$(grep after "$T/first.st"): $(cat "$T/after.log")"; fi
+	# (deb-systemd-helper, enabling kaslr-reseal.service, made /etc/systemd/system
+	# and /var/lib/systemd, which every Debian system has: purge leaves them
+	# empty; anything in them is residue)
+	left=$(cd "$R0" && find . -mindepth 1 ! -path ./var ! -path ./var/lib ! -path './var/lib/dpkg*' ! -path ./etc \
+		! -path ./etc/kaslr-loader ! -path './etc/kaslr-loader/keys*' \
+		! -path ./etc/systemd ! -path ./etc/systemd/system ! -path ./var/lib/systemd | head -n 5)
+	if grep -qx 'purge 0' "$T/first.st" && [ -z "$left" ] && [ -f "$R0/etc/kaslr-loader/keys/db.key" ] &&
+	   [ "$(grep -c 'kept .*keys' "$T/d0p.log")" = 1 ]; then ok purge-keeps-keys
+	else bad purge-keeps-keys "left: $left; $(tail -n 2 "$T/d0p.log")"; fi
+}
+first_install
 export KASLR_LOADER_CONF=$T/install.conf KASLR_LOADER_LIB=$R/usr/lib/kaslr-loader \
 	KASLR_LOADER_INSTALL=$R/usr/sbin/kaslr-loader-install \
 	KASLR_LOADER_UPDATE=$R/usr/sbin/kaslr-loader-update KASLR_LOADER_BOOT=$BOOT \
@@ -79,7 +203,6 @@ TOOL=$KASLR_LOADER_LIB/kaslr-policy
 E=$T/esp
 mkdir -p "$E/EFI/BOOT" "$E/loader/entries"
 cp "$SDBOOT" "$E/EFI/BOOT/BOOTX64.EFI"
-snap() { (cd "$1" && find . -printf '%y %p\n' | sort && find . -type f -exec sha256sum {} + | sort -k 2); }
 snap "$E" >"$T/esp0.snap"
 cp "$R/etc/kaslr-loader/install.conf" "$KASLR_LOADER_CONF"
 if "$POSTINST" "$V" "$BOOT/vmlinuz-$V" >"$T/h0.log" 2>&1 && grep -q 'ESP= is not set' "$T/h0.log" &&
@@ -208,11 +331,14 @@ else bad esp-full "status $?: $(cat "$T/h3d.log")"; fi
 rm -f "$BOOT/vmlinuz-$V3" "$BOOT/initrd.img-$V3"
 
 # 3d. update-initramfs rebuilt the pinned version's initrd: the
-# post-update.d hook puts it on the ESP and pins it; another version's
-# rebuilt initrd leaves the ESP alone
+# post-update.d hook puts it on the ESP and pins it, under another name
+# than the one the loader in place pinned (initrd.img-V@HASH: the old
+# initrd's bytes never change under the old pin), and the old file goes;
+# another version's rebuilt initrd leaves the ESP alone
 printf 'initrd of %s, rebuilt\n' "$V2" >"$BOOT/initrd.img-$V2"
 if "$POSTUPDATE" "$V2" "$BOOT/initrd.img-$V2" >"$T/h3e.log" 2>&1 &&
-   pins | grep -q "^initrd .*initrd.img-$V2 $(sha "$BOOT/initrd.img-$V2")$" && cmp -s "$D/initrd.img-$V2" "$BOOT/initrd.img-$V2"; then
+   pins | grep -q "^initrd \\\\EFI\\\\kaslr\\\\initrd.img-$V2@$(sha "$BOOT/initrd.img-$V2" | cut -c 1-16) $(sha "$BOOT/initrd.img-$V2")$" &&
+   cmp -s "$D/initrd.img-$V2@$(sha "$BOOT/initrd.img-$V2" | cut -c 1-16)" "$BOOT/initrd.img-$V2" && [ ! -e "$D/initrd.img-$V2" ]; then
 	ok initramfs-refresh
 else bad initramfs-refresh "$(tail -n 2 "$T/h3e.log"; pins | tr '\n' ' ')"; fi
 cp "$L" "$T/loader-refreshed.efi"
@@ -238,44 +364,28 @@ if "$POSTRM" "$V2" >"$T/h5.log" 2>&1 && grep -q 'nothing to do' "$T/h5.log" && p
 	ok postrm-other
 else bad postrm-other "$(cat "$T/h5.log")"; fi
 
-# 6b. TRUST=shim, no key on the machine: Debian's signed kernel package in
-# two versions (the signed one test/linux/fetch.sh signed downloads and the
-# version before it, apt-get download, cached in build/linux/signed-prev/).
-# Their files are extracted into a /boot of this test's own with dpkg-deb
-# (dpkg --root would run the packages' maintainer scripts chroot-less here,
-# and those run the HOST's /etc/kernel hooks and write its /lib/modules);
-# the package's postinst.d and postrm.d hooks then run as the kernel's
-# maintainer scripts run them.  The loader was installed once, signed,
-# through shim; install.conf then holds no key: the hooks copy vmlinuz and
-# initrd, rewrite kaslr.conf (newest, the previous as fallback) and sign
-# nothing (the loader's bytes stay the same).
+# 6b. TRUST=shim, no key on the machine: Debian's signed kernel in two
+# versions (test/install/signed.sh: their vmlinuz extracted with dpkg-deb,
+# since dpkg --root would run the packages' maintainer scripts
+# chroot-less here, and those run the HOST's /etc/kernel hooks and write
+# its /lib/modules) put into a /boot of this test's own; the package's
+# postinst.d and postrm.d hooks then run as the kernel's maintainer
+# scripts run them.  The loader was installed once, signed, through shim;
+# install.conf then holds no key: the hooks copy vmlinuz and initrd,
+# rewrite kaslr.conf (both kernels, newest first, each with its initrd)
+# and sign nothing (the loader's bytes stay the same).  Which kernels
+# shim would start: test/install/hooks.sh.
 shim_section() {
-	local new old newdeb olddeb B2=$T/kboot E2=$T/shimesp D2 L2 before c
-	newdeb=$(test/linux/fetch.sh signed >/dev/null 2>&1; find "$B/linux/signed" -maxdepth 1 -name 'linux-image-6.1.0-*-amd64_*.deb' | head -n 1)
-	[ -f "$newdeb" ] || { bad shim-fetch "no signed kernel package (test/linux/fetch.sh signed)"; return; }
-	new=$(dpkg-deb -f "$newdeb" Package); new=${new#linux-image-}
-	old=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' | cut -d' ' -f1 |
-		sed 's/^linux-image-//' | sort -V | grep -B1 -x "$new" | head -n 1)
-	if [ -z "$old" ] || [ "$old" = "$new" ]; then bad shim-fetch "no version before $new in apt-cache"; return; fi
-	mkdir -p "$B/linux/signed-prev"
-	olddeb=$(find "$B/linux/signed-prev" -maxdepth 1 -name "linux-image-${old}_*.deb" | head -n 1)
-	if [ ! -f "$olddeb" ]; then
-		(cd "$B/linux/signed-prev" && apt-get download "linux-image-$old" >/dev/null 2>&1)
-		olddeb=$(find "$B/linux/signed-prev" -maxdepth 1 -name "linux-image-${old}_*.deb" | head -n 1)
-	fi
-	[ -f "$olddeb" ] || { bad shim-fetch "apt-get download linux-image-$old failed"; return; }
+	local new old B2=$T/kboot E2=$T/shimesp D2 L2 before c K=$T/signed
+	if ! signed_kernels "$K"; then bad shim-fetch "$sk_why"; return; fi
+	new=$sk_new old=$sk_old
 	ok shim-fetch
 	mkdir -p "$B2" "$E2"
-	for p in "$olddeb" "$newdeb"; do
-		mkdir -p "$T/kroot-$(basename "$p")" || { bad shim-unpack "mkdir"; return; }
-		dpkg-deb --fsys-tarfile "$p" | tar -x -C "$T/kroot-$(basename "$p")" ./boot ||
-			{ bad shim-unpack "$p"; return; }
-	done
 	key=$T/snakeoil.key
 	openssl rsa -passin pass:snakeoil -in /usr/share/ovmf/PkKek-1-snakeoil.key -out "$key" >/dev/null 2>&1 ||
 		{ bad shim-install "cannot decrypt the snakeoil key"; return; }
 	# version old installed by the owner, with the key, through shim
-	cp "$T/kroot-$(basename "$olddeb")/boot/vmlinuz-$old" "$B2/" && printf 'initrd of %s\n' "$old" >"$B2/initrd.img-$old"
+	cp "$K/vmlinuz-$old" "$B2/" && printf 'initrd of %s\n' "$old" >"$B2/initrd.img-$old"
 	if ! "$KASLR_LOADER_INSTALL" --esp "$E2" --install-path EFI/kaslr-loader/shimx64.efi \
 		--loader "$KASLR_LOADER_LIB/kaslr-loader.efi" --tool "$TOOL" --kernel "$B2/vmlinuz-$old" \
 		--initrd "$B2/initrd.img-$old" --cmdline "root=/dev/vda ro" --shim /usr/lib/shim/shimx64.efi \
@@ -289,13 +399,15 @@ shim_section() {
 	printf 'ESP=%s\nINSTALL_PATH=EFI/kaslr-loader/shimx64.efi\nSHIM=/usr/lib/shim/shimx64.efi\nTRUST=shim\nCMDLINE="root=/dev/vda ro"\n' \
 		"$E2" >"$T/shim.conf"
 	# the apt upgrade: version new's files, then its postinst hook
-	cp "$T/kroot-$(basename "$newdeb")/boot/vmlinuz-$new" "$B2/" && printf 'initrd of %s\n' "$new" >"$B2/initrd.img-$new"
+	cp "$K/vmlinuz-$new" "$B2/" && printf 'initrd of %s\n' "$new" >"$B2/initrd.img-$new"
 	if KASLR_LOADER_CONF=$T/shim.conf KASLR_LOADER_BOOT=$B2 KASLR_LOADER_STATE=$T/shimstate \
 		"$POSTINST" "$new" "$B2/vmlinuz-$new" >"$T/s1.log" 2>&1; then :; else bad shim-upgrade "hook failed: $(tail -n 2 "$T/s1.log")"; fi
-	c=$(grep -v '^#' "$D2/kaslr.conf" 2>/dev/null)
-	if [ "$c" = "$(printf 'kernel vmlinuz-%s\ninitrd initrd.img-%s' "$new" "$new")" ] &&
+	# the block: both kernels as real lines, newest first, each with its
+	# initrd (the loader falls back to the second when shim refuses the first)
+	c=$(sed -n '/^# kaslr-loader-update: begin/,/^# kaslr-loader-update: end/p' "$D2/kaslr.conf" 2>/dev/null)
+	if [ "$c" = "$(shim_block "$new" "$old")" ] &&
+	   [ "$(grep -c '^[[:space:]]*\(kernel\|initrd\)' "$D2/kaslr.conf")" = 4 ] &&
 	   cmp -s "$D2/vmlinuz-$new" "$B2/vmlinuz-$new" && cmp -s "$D2/initrd.img-$new" "$B2/initrd.img-$new" &&
-	   grep -qx "# kernel vmlinuz-$old" "$D2/kaslr.conf" && grep -qx "# initrd initrd.img-$old" "$D2/kaslr.conf" &&
 	   [ -f "$D2/vmlinuz-$old" ] && [ -f "$D2/initrd.img-$old" ]; then ok shim-upgrade
 	else bad shim-upgrade "kaslr.conf: $(tr '\n' '|' <"$D2/kaslr.conf"); $(tail -n 3 "$T/s1.log" | tr '\n' ' ')"; fi
 	if [ "$(sha "$L2")" = "$before" ] && ! grep -q 'sbsign\|signed with' "$T/s1.log"; then ok shim-nothing-signed
@@ -320,10 +432,12 @@ shim_section
 # 7. removing the package takes kaslr-loader off the ESP: byte for byte
 # as before the first install (systemd-boot's loader, the empty entries
 # directory); purge leaves nothing of the package in the root
-if "${DPKG[@]}" -r kaslr-loader >"$T/dpkg-r.log" 2>&1 && snap "$E" | cmp -s - "$T/esp0.snap"; then ok dpkg-remove-esp
+if "${DPKG[@]}" -r kaslr-sweep kaslr-loader >"$T/dpkg-r.log" 2>&1 && snap "$E" | cmp -s - "$T/esp0.snap"; then ok dpkg-remove-esp
 else bad dpkg-remove-esp "$(tail -n 3 "$T/dpkg-r.log"; snap "$E" | diff "$T/esp0.snap" - | head -n 5)"; fi
-if "${DPKG[@]}" -P kaslr-loader >"$T/dpkg-p.log" 2>&1; then
-	left=$(find "$R" -mindepth 1 ! -path "$R/var" ! -path "$R/var/lib" ! -path "$R/var/lib/dpkg*" | head -n 5)
+if "${DPKG[@]}" -P kaslr-sweep kaslr-loader >"$T/dpkg-p.log" 2>&1; then
+	# (/etc/systemd/system and /var/lib/systemd left empty, as above)
+	left=$(find "$R" -mindepth 1 ! -path "$R/var" ! -path "$R/var/lib" ! -path "$R/var/lib/dpkg*" ! -path "$R/etc" \
+		! -path "$R/etc/systemd" ! -path "$R/etc/systemd/system" ! -path "$R/var/lib/systemd" | head -n 5)
 	if [ -z "$left" ] && ! dpkg --root="$R" -s kaslr-loader >/dev/null 2>&1; then ok dpkg-purge
 	else bad dpkg-purge "left behind: $left"; fi
 else bad dpkg-purge "$(tail -n 3 "$T/dpkg-p.log")"; fi

@@ -60,7 +60,8 @@ else
 	else bad default-policy "$("$TOOL" show "$d/BOOTX64.EFI" 2>&1 | head -n 3)"; fi
 	if [ ! -s "$d/kaslr.conf" ]; then bad default-conf "no kaslr.conf"
 	elif ! all_comments "$d/kaslr.conf"; then bad default-conf "the default kaslr.conf sets something"
-	elif ! grep -q 'README' "$d/kaslr.conf" || ! grep -q 'kernel-pie.elf' "$d/kaslr.conf"; then
+	elif ! grep -q 'man 5 kaslr.conf' "$d/kaslr.conf" || grep -q 'README' "$d/kaslr.conf" ||
+		! grep -q 'kernel-pie.elf' "$d/kaslr.conf"; then
 		bad default-conf "the default kaslr.conf points nowhere"
 	else ok default-conf; fi
 	n=$(find "$E" -type f | wc -l)
@@ -157,6 +158,23 @@ else
 	else bad tool-signed-input "$(cat "$T/w.log")"; fi
 fi
 
+# 8a. a signing key its group or others may read is refused, one line,
+# nothing written; TRUST=shim without SHIM= is refused the same way
+if [ -f "$T/k.pem" ]; then
+	E=$T/esp-keymode; mkdir "$E"
+	cp "$T/k.pem" "$T/k-open.pem"; chmod 0644 "$T/k-open.pem"
+	if inst "$T/km.log" ESP="$E" TEST_KERNEL=1 SIGN_KEY="$T/k-open.pem" SIGN_CERT="$T/c.pem"; then
+		bad key-mode "installed with a key others may read"
+	elif [ "$(grep -c '^kaslr-install:' "$T/km.log")" = 1 ] && grep -q 'mode 644 lets others read it' "$T/km.log" &&
+	     [ -z "$(find "$E" -type f)" ]; then ok key-mode
+	else bad key-mode "$(tail -n 2 "$T/km.log")"; fi
+fi
+E=$T/esp-noshim; mkdir "$E"
+if inst "$T/ns.log" ESP="$E" TEST_KERNEL=1 TRUST=shim; then bad trust-shim-needs-shim "installed TRUST=shim without SHIM="
+elif [ "$(grep -c '^kaslr-install:' "$T/ns.log")" = 1 ] && grep -q 'needs --shim' "$T/ns.log" &&
+     [ -z "$(find "$E" -type f)" ]; then ok trust-shim-needs-shim
+else bad trust-shim-needs-shim "$(tail -n 2 "$T/ns.log")"; fi
+
 # 8b. a writer on the ESP during a signed install: wrappers for cp, mv and
 # install (first on PATH) run the real command and then, whenever the file
 # they wrote on the ESP is the kernel (or a temporary of it), replace its
@@ -251,5 +269,109 @@ if inst "$T/m1.log" ESP="$E" KERNEL="$PIE" INITRD="$T/initrd.img-test" &&
 else bad new-path-moves "$(tail -n 3 "$T/m2.log"; find "$E" -type f | tr '\n' ' ')"; fi
 if make --no-print-directory uninstall ESP="$E" >"$T/m3.log" 2>&1 && snap "$E" | cmp -s - "$T/mv0.snap"; then ok new-path-uninstall
 else bad new-path-uninstall "$(tail -n 2 "$T/m3.log"; snap "$E" | diff "$T/mv0.snap" - | head -n 5)"; fi
+
+# 9b. one default install path for make install and the kernel hooks:
+# without INSTALL_PATH= on an ESP that is not the running system's, make
+# install puts the loader at EFI/BOOT/BOOTX64.EFI and a kernel update
+# through the hooks (install.conf with ESP= alone) leaves it there; on the
+# running system's ESP (test/install/fake-efi.sh) it goes to
+# EFI/kaslr-loader/kaslr-loader.efi with a Boot#### entry, which the
+# hooks keep too; make uninstall deletes that entry and puts BootOrder
+# back (an entry made since after it)
+HR=$T/hooks-root
+make --no-print-directory install-hooks DESTDIR="$HR" >"$T/ih.log" 2>&1 || bad install-hooks "$(tail -n 2 "$T/ih.log")"
+mkdir -p "$T/hboot"
+cp "$B/payload/kernel-high.elf" "$T/hboot/vmlinuz-6.1.0-99-amd64"
+# hook ESP: add 6.1.0-99-amd64 through kaslr-loader-update, install.conf naming ESP alone
+hook() {
+	printf 'ESP=%s\n' "$1" >"$T/h.conf"
+	KASLR_LOADER_CONF=$T/h.conf KASLR_LOADER_LIB=$HR/usr/lib/kaslr-loader KASLR_LOADER_INSTALL=$HR/usr/sbin/kaslr-loader-install \
+		KASLR_LOADER_BOOT=$T/hboot KASLR_LOADER_STATE=$T/hstate "$HR/usr/sbin/kaslr-loader-update" add 6.1.0-99-amd64
+}
+E=$T/esp-default; mkdir "$E"
+if inst "$T/dp1.log" ESP="$E" KERNEL="$PIE" && [ -f "$E/EFI/BOOT/BOOTX64.EFI" ] &&
+   hook "$E" >"$T/dp2.log" 2>&1 && [ "$(pin_of "$E/EFI/BOOT/BOOTX64.EFI" kernel)" = "\\EFI\\BOOT\\vmlinuz-6.1.0-99-amd64 $(sha "$T/hboot/vmlinuz-6.1.0-99-amd64")" ] &&
+   [ ! -e "$E/EFI/kaslr" ] && [ ! -e "$E/EFI/kaslr-loader" ]; then ok default-path-kept-by-hooks
+else bad default-path-kept-by-hooks "$(tail -n 1 "$T/dp1.log" "$T/dp2.log" | tr '\n' ' '; find "$E" -type f | tr '\n' ' ')"; fi
+. test/install/fake-efi.sh
+E=$T/esp-live; mkdir "$E"
+fake_efi "$T/efi" "$E" || bad fake-efi "fake_efi failed"
+live() { PATH=$T/efi/bin:$PATH KASLR_LOADER_SYS=$T/efi/sys KASLR_LOADER_STATE=$T/lstate "$@"; }
+L=$E/EFI/kaslr-loader/kaslr-loader.efi
+if live inst "$T/lv1.log" ESP="$E" KERNEL="$PIE" && "$TOOL" show "$L" >/dev/null 2>&1 && [ ! -e "$E/EFI/BOOT" ] &&
+   [ "$(cat "$T/efi/nvram/order")" = 0002,0000,0001 ] &&
+   grep -qxF '0002 kaslr-loader	\EFI\kaslr-loader\kaslr-loader.efi' "$T/efi/nvram/entries"; then ok default-path-running-esp
+else bad default-path-running-esp "$(tail -n 2 "$T/lv1.log" | tr '\n' ' '; cat "$T/efi/nvram/order")"; fi
+if live hook "$E" >"$T/lv2.log" 2>&1 && [ "$(pin_of "$L" kernel)" = "\\EFI\\kaslr-loader\\vmlinuz-6.1.0-99-amd64 $(sha "$T/hboot/vmlinuz-6.1.0-99-amd64")" ] &&
+   [ "$(grep -c -- --create "$T/efi/nvram/calls")" = 1 ] && [ "$(cat "$T/efi/nvram/order")" = 0002,0000,0001 ]; then ok running-esp-kept-by-hooks
+else bad running-esp-kept-by-hooks "$(tail -n 2 "$T/lv2.log" | tr '\n' ' '; tr '\n' '|' <"$T/efi/nvram/calls")"; fi
+# someone adds an entry meanwhile (first in BootOrder); uninstall: ours
+# deleted, BootOrder as before the install, the new one after it
+live efibootmgr --create --disk /dev/vda --part 1 --label other --loader '\EFI\other\other.efi' >/dev/null
+if live make --no-print-directory uninstall ESP="$E" >"$T/lv3.log" 2>&1 && [ -z "$(find "$E" -mindepth 1)" ] &&
+   ! grep -q '^0002 ' "$T/efi/nvram/entries" && grep -q '^0003 other' "$T/efi/nvram/entries" &&
+   [ "$(cat "$T/efi/nvram/order")" = 0000,0001,0003 ] && [ ! -e "$T/lstate/boot-entry" ]; then ok uninstall-boot-entry
+else bad uninstall-boot-entry "$(tail -n 2 "$T/lv3.log" | tr '\n' ' '; cat "$T/efi/nvram/order")"; fi
+# an entry labelled kaslr-loader that no install made is never deleted
+live efibootmgr --create --disk /dev/vda --part 1 --label kaslr-loader --loader '\EFI\mine\kaslr-loader.efi' >/dev/null
+if live inst "$T/lv4.log" ESP="$E" KERNEL="$PIE" && live make --no-print-directory uninstall ESP="$E" >"$T/lv5.log" 2>&1 &&
+   grep -qF '0004 kaslr-loader	\EFI\mine\kaslr-loader.efi' "$T/efi/nvram/entries" && [ "$(grep -c '^.... kaslr-loader' "$T/efi/nvram/entries")" = 1 ]; then
+	ok uninstall-only-its-entry
+else bad uninstall-only-its-entry "$(tr '\n' '|' <"$T/efi/nvram/entries")"; fi
+# systemd-boot's default entry: `bootctl set-default kaslr-loader.conf`
+# is undone by uninstall (LoaderEntryDefault cleared through bootctl);
+# a default naming another entry is left alone
+E=$T/esp-sdboot; mkdir -p "$E/loader/entries"
+fake_efi "$T/efi2" "$E" || bad fake-efi "fake_efi failed"
+live2() { PATH=$T/efi2/bin:$PATH KASLR_LOADER_SYS=$T/efi2/sys KASLR_LOADER_STATE=$T/l2state "$@"; }
+LED=$T/efi2/sys/firmware/efi/efivars/LoaderEntryDefault-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f
+if live2 inst "$T/sd1.log" ESP="$E" KERNEL="$PIE" && [ -f "$E/loader/entries/kaslr-loader.conf" ] &&
+   live2 bootctl set-default kaslr-loader.conf && [ -s "$LED" ] &&
+   live2 make --no-print-directory uninstall ESP="$E" >"$T/sd2.log" 2>&1 && [ ! -e "$LED" ] &&
+   grep -qx 'bootctl set-default ' "$T/efi2/nvram/calls"; then ok uninstall-sdboot-default
+else bad uninstall-sdboot-default "$(tail -n 2 "$T/sd1.log" "$T/sd2.log" | tr '\n' ' '; tr '\n' '|' <"$T/efi2/nvram/calls")"; fi
+if live2 inst "$T/sd3.log" ESP="$E" KERNEL="$PIE" && live2 bootctl set-default other.conf &&
+   live2 make --no-print-directory uninstall ESP="$E" >"$T/sd4.log" 2>&1 && [ -s "$LED" ] &&
+   [ "$(grep -c '^bootctl' "$T/efi2/nvram/calls")" = 3 ]; then ok uninstall-sdboot-other-default
+else bad uninstall-sdboot-other-default "$(tail -n 2 "$T/sd4.log" | tr '\n' ' '; tr '\n' '|' <"$T/efi2/nvram/calls")"; fi
+# the package's tool finds the package's loader and kaslr-policy itself
+E=$T/esp-tooldefaults; mkdir "$E"
+if "$HR/usr/sbin/kaslr-loader-install" --esp "$E" --kernel "$PIE" >"$T/td.log" 2>&1 &&
+   [ "$(pin_of "$E/EFI/BOOT/BOOTX64.EFI" kernel)" = "\\EFI\\BOOT\\kernel-pie.elf $(sha "$PIE")" ]; then ok tool-defaults
+else bad tool-defaults "$(tail -n 1 "$T/td.log")"; fi
+
+# 9c. the man pages (docs/man/; test/doc renders them) say what the code
+# has: every option of kaslr-loader-install, every command of
+# kaslr-loader-update, every variable of install.conf and every key ALLOW
+# may hold
+miss=''
+for o in $(sed -n '/^parse_args() {/,/^}/p' src/tools/kaslr-install.sh | grep -o -- '--[a-z-]*)' | tr -d ')'); do
+	grep -q -- "$(printf '%s' "$o" | sed 's/-/\\\\-/g')" docs/man/kaslr-loader-install.8 || miss="$miss $o"
+done
+for c in $(sed -n 's/.*usage: .me //p' src/tools/hooks/kaslr-loader-update.sh | tr '|"' '\n ' | awk '{print $1}'); do
+	grep -q "^\.BI\? $c\b" docs/man/kaslr-loader-update.8 || miss="$miss update:$c"
+done
+for v in $(grep "^ESP=''" src/tools/hooks/kaslr-loader-update.sh | grep -o '[A-Z_]*=' | tr -d =) \
+	$(sed -n '/^SHIM=/p' src/tools/hooks/kaslr-loader-update.sh | grep -o '[A-Z_]*=' | tr -d =); do
+	grep -q "$v=" docs/man/kaslr-loader-install.conf.5 || miss="$miss conf:$v"
+done
+for k in $("$TOOL" rules | grep -o -- '--allow [a-z.0-9]*' | cut -d' ' -f2 | sort -u); do
+	grep -qx "\.B $k" docs/man/kaslr-loader-install.conf.5 || miss="$miss allow:$k"
+done
+if [ -z "$miss" ]; then ok man-pages-complete
+else bad man-pages-complete "not in the pages:$miss"; fi
+
+# 10. install.conf suggests no ALLOW= and says what each key ALLOW may
+# hold (the code's list: kaslr-policy rules) gives away
+IC=src/tools/install.conf
+if grep -qE '^#? *ALLOW="?[a-z]' "$IC"; then bad install-conf-allow "install.conf suggests an ALLOW= value"
+else
+	miss=''
+	for k in $("$TOOL" rules | grep -o -- '--allow [a-z.0-9]*' | cut -d' ' -f2 | sort -u); do
+		grep -qE "^#   $k +[a-z]" "$IC" || miss="$miss $k"
+	done
+	if [ -z "$miss" ]; then ok install-conf-allow
+	else bad install-conf-allow "install.conf does not say what ALLOW gives away for:$miss"; fi
+fi
 
 tally_end install

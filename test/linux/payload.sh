@@ -9,7 +9,8 @@
 # once with TOOL (xz or lz4) to learn the link addresses of .text and .brk,
 # and build this case's ESP with the stream as vmlinux.EXT and a kaslr.conf.
 # Sets LINUX_ESP, TEXT_LINK, BRK_LINK, LINUX_STREAM, LINUX_BIN (the
-# decompressed vmlinux.bin, kept in this case's work directory).
+# decompressed vmlinux.bin, kept in this case's work directory), LINUX_CONF
+# (the kaslr.conf lines given).
 linux_payload_esp() {
 	local kind=$1 tool=$2 bz sects start plen bin cf text brk
 	shift 2
@@ -33,19 +34,20 @@ linux_payload_esp() {
 	# read by linux_boot (test/linux/lib.sh), in the case that sources both
 	# shellcheck disable=SC2034
 	TEXT_LINK=0x$text BRK_LINK=0x$brk
+	LINUX_CONF=("$@")
 	cf=$(conf "kernel vmlinux.$tool" verbose "$@" "cmdline $LINUX_CMDLINE")
 	LINUX_ESP=$(mkesp "$NAME" - EFI/BOOT/vmlinux."$tool"="$LINUX_STREAM" EFI/BOOT/kaslr.conf="$cf")
 }
 
 # linux_recompressed_esp EXT COMMAND...: after linux_payload_esp, compress
 # LINUX_BIN with COMMAND LINUX_BIN (writing stdout) into vmlinux.EXT and
-# build the ESP around that instead.
+# build the ESP around that instead (with the same kaslr.conf lines).
 linux_recompressed_esp() {
 	local ext=$1 f cf
 	shift
 	f=$WORK/$NAME.recompressed.$ext
 	"$@" "$LINUX_BIN" >"$f" || fail "recompressing vmlinux.bin with '$*' failed"
-	cf=$(conf "kernel vmlinux.$ext" verbose "cmdline $LINUX_CMDLINE")
+	cf=$(conf "kernel vmlinux.$ext" verbose "${LINUX_CONF[@]}" "cmdline $LINUX_CMDLINE")
 	# shellcheck disable=SC2034 # read by linux_boot (test/linux/lib.sh)
 	LINUX_ESP=$(mkesp "$NAME" - EFI/BOOT/vmlinux."$ext"="$f" EFI/BOOT/kaslr.conf="$cf")
 }

@@ -8,7 +8,8 @@
 # user_boot KIND "KERNEL CMDLINE" [kaslr.conf line...] [-- boot.sh option...]
 #   boots once (USER_VIA=sdboot: through systemd-boot, the loader's options
 #   from its entry; the kaslr.conf lines are then key=value load options)
-#   and sets, from the kernel's report line:
+#   and sets, from the kernel's report line (the kaslr.conf lines are
+#   typically place's, test/qemu/lib.sh):
 #     U_TEXT U_CODE U_EFI U_INFO U_SHA U_FB U_RAMDISK U_FEATURES U_CRNG U_RSEED
 #     U_CMDLINE
 #     U_BPUID U_BPBYTES U_BPHITS (boot_params as uid 65534 read it)
@@ -19,6 +20,8 @@
 #   and, with a TPM (boot.sh's --tpm), U_PCRS: "0=HEX ... 15=HEX" as the
 #   running kernel reads them
 #   U_DIR is initramfs.sh's directory (data.sha256, root.img); LOG the log.
+# The cases' command lines carry no_timer_check: under TCG on a busy host
+# Linux's IO-APIC timer probe can miss its ticks and panic.
 LINUX_LINK=0xffffffff81000000
 
 user_boot() {
@@ -32,12 +35,14 @@ user_boot() {
 	local cf esp
 	if [ "${USER_VIA:-}" = sdboot ]; then
 		# systemd-boot's Type #1 entry: an `efi` line and the loader's
-		# options, as the README shows; the files beside the loader
-		local sd=/usr/lib/systemd/boot/efi/systemd-bootx64.efi fat=$WORK/$NAME.fat
+		# options, as docs/admin-guide.md shows; the files beside the loader
+		local sd=/usr/lib/systemd/boot/efi/systemd-bootx64.efi fat=$WORK/$NAME.fat l opts=()
+		# kaslr.conf's "key value" is key=value among load options
+		for l in "${conf_lines[@]}"; do opts+=("${l/ /=}"); done
 		[ -f "$sd" ] || fail "no $sd (make deps installs systemd-boot-efi)"
 		printf 'default debian-kaslr.conf\ntimeout 0\n' >"$WORK/$NAME.loader.conf"
 		printf '%s\n' 'title Debian (kaslr-loader)' 'efi /EFI/kaslr/kaslr-loader.efi' \
-			"options kernel=vmlinuz initrd=initrd.img verbose ${conf_lines[*]} -- $cmdline" \
+			"options kernel=vmlinuz initrd=initrd.img verbose ${opts[*]} -- $cmdline" \
 			>"$WORK/$NAME.entry.conf"
 		test/qemu/mkesp.sh "$fat" "$sd" - EFI/kaslr/kaslr-loader.efi="$LOADER" \
 			EFI/kaslr/vmlinuz="$bz" EFI/kaslr/initrd.img="$U_DIR/initrd.img" \
@@ -90,6 +95,8 @@ user_check_common() {
 	if [ -z "$L_PHYS" ] || [ -z "$L_VOFF" ]; then
 		fail "boot $USER_BOOTS: no placement line from the loader (verbose)"
 	fi
+	# kaslr.seed= taken and, at an edge, the edge's slots (test/qemu/lib.sh)
+	placed
 	[ $((U_TEXT)) -eq $((LINUX_LINK + L_VOFF)) ] ||
 		fail "boot $USER_BOOTS: _text is $U_TEXT, want $LINUX_LINK + the loader's $L_VOFF"
 	[ $((U_CODE)) -eq $((L_PHYS)) ] ||
@@ -110,4 +117,15 @@ user_check_common() {
 	[ "${U_BPBYTES:-0}" -ge 4096 ] || fail "boot $USER_BOOTS: uid 65534 read ${U_BPBYTES:-0} bytes of boot_params"
 	[ "$U_BPHITS" = none ] ||
 		fail "boot $USER_BOOTS: boot_params, as uid 65534 reads it, gives the layout away at $U_BPHITS (phys $U_CODE, _text $U_TEXT)"
+}
+
+# user_span KIND: the bytes the KIND kernel occupies from its base, as its
+# vmlinux's program headers say (elf_span, test/qemu/lib.sh); the generic
+# kernel's vmlinux is test/linux/fetch.sh's repack of the same bzImage
+user_span() {
+	local gz elf=$WORK/$NAME.vmlinux
+	[ "$1" = generic ] || { echo "user_span: only the generic kernel's vmlinux is at hand" >&2; return 1; }
+	gz=$(test/linux/fetch.sh generic) || return 1
+	[ "$elf" -nt "$gz" ] || gzip -dc "$gz" >"$elf" || return 1
+	elf_span "$elf"
 }

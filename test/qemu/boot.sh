@@ -23,6 +23,15 @@
 #                   (OVMF_CODE_4M.secboot.fd, SMM) with a copy of its variables
 #                   that enroll the snakeoil test keys (OVMF_VARS_4M.snakeoil.fd;
 #                   sign with /usr/share/ovmf/PkKek-1-snakeoil.key/.pem)
+#   --ms            Secure Boot with Microsoft's keys, as on a machine sold
+#                   with Windows: OVMF_CODE_4M.ms.fd with a copy of
+#                   OVMF_VARS_4M.ms.fd (Microsoft's KEK and db, Secure Boot on)
+#   --vars FILE     the variable store kept in FILE from one boot to the next
+#                   (Boot####, BootOrder, shim's Mok* variables); made from the
+#                   firmware's template when FILE does not exist
+#   --console SOCK  the serial console also on the Unix socket SOCK (QEMU
+#                   listens; a script connects to type at the firmware or at
+#                   shim's MokManager), its output still in the log
 #   --tpm DIR       a TPM 2.0 (swtpm, state in DIR) on tpm-tis; after QEMU
 #                   exits its volatile state (PCRs) is saved in DIR, to be read
 #                   with test/qemu/tpm-pcrs.sh DIR.  A fresh TPM each boot,
@@ -48,7 +57,7 @@
 # wall-clock time ends any boot.
 set -u
 show=0 log='' mem=512M cpu=max rng=0 timeout=90 until='' extra=() machine=q35 smp=1 idle=0
-sb=0 tpm='' esp_if=if=ide,index=0 stutter=0
+sb=0 tpm='' esp_if=if=ide,index=0 stutter=0 keep_vars='' console=
 while [ $# -gt 1 ]; do
 	case $1 in
 	--show) show=1 ;;
@@ -66,6 +75,9 @@ while [ $# -gt 1 ]; do
 	--qemu) extra+=("$2"); shift ;;
 	--idle) idle=$2; shift ;;
 	--secureboot) sb=1 ;;
+	--ms) sb=ms ;;
+	--vars) keep_vars=$2; shift ;;
+	--console) console=$2; shift ;;
 	--tpm) tpm=$2; shift ;;
 	--icount) extra+=(-icount "shift=$2,sleep=off"); shift ;;
 	--stutter) stutter=1 ;;
@@ -77,9 +89,13 @@ done
 img=$1
 code=/usr/share/OVMF/OVMF_CODE_4M.fd
 vars_src=/usr/share/OVMF/OVMF_VARS_4M.fd
-if [ "$sb" = 1 ]; then
+if [ "$sb" != 0 ]; then
 	code=/usr/share/OVMF/OVMF_CODE_4M.secboot.fd
 	vars_src=/usr/share/OVMF/OVMF_VARS_4M.snakeoil.fd
+	if [ "$sb" = ms ]; then
+		code=/usr/share/OVMF/OVMF_CODE_4M.ms.fd
+		vars_src=/usr/share/OVMF/OVMF_VARS_4M.ms.fd
+	fi
 	machine=q35,smm=on
 	extra+=(-global "driver=cfi.pflash01,property=secure,value=on")
 fi
@@ -105,7 +121,12 @@ trap 'tpm_stop; rm -rf "$tmp"' EXIT
 vars=$tmp/vars.fd
 # a command shown for reuse must not name a file deleted on exit
 [ "$show" = 1 ] && vars=${img%.img}.vars.fd
-cp "$vars_src" "$vars"
+if [ -n "$keep_vars" ]; then
+	vars=$keep_vars
+	[ -f "$vars" ] || cp "$vars_src" "$vars"
+else
+	cp "$vars_src" "$vars"
+fi
 if [ -n "$tpm" ]; then
 	command -v swtpm >/dev/null || { echo "boot.sh: swtpm missing (run make deps)" >&2; exit 2; }
 	mkdir -p "$tpm" && rm -f "$tpm"/tpm2-00.volatilestate "$tpm/ctrl.sock"
@@ -154,7 +175,10 @@ fi
 # likewise a guest reset (a Linux panic) would end QEMU in order: with a TPM
 # and --until, QEMU only stops, and is killed once the line is seen
 [ -n "$tpm" ] && [ -n "$until" ] && qemu+=(-no-shutdown)
-"${qemu[@]}" -serial "file:$log" 2>>"$tmp/qemu.err" &
+serial=(-serial "file:$log")
+[ -n "$console" ] && rm -f "$console" &&
+	serial=(-chardev "socket,id=ser0,path=$console,server=on,wait=off,logfile=$log" -serial chardev:ser0)
+"${qemu[@]}" "${serial[@]}" 2>>"$tmp/qemu.err" &
 pid=$!
 stutter_pid=
 if [ "$stutter" = 1 ]; then

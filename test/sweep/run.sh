@@ -3,19 +3,31 @@
 # CI would run it, judged on what the booted kernels say about themselves.
 #
 #   bad input        a missing kernel, a regex that does not compile, --runs 0
-#                    without --edges, a bad --seed: one line each on stderr,
-#                    exit 2, no boot
+#                    without --edges, a bad --seed, --accel: one line each
+#                    on stderr, exit 2, no boot
+#   broken runner    no OVMF (KASLR_SWEEP_OVMF), no qemu on PATH, a file too
+#                    big for the ESP image, a JUnit file it cannot write,
+#                    --accel kvm without /dev/kvm: one line each on stderr,
+#                    exit 3, no boot
+#   --help           lists every option the tool takes, with its default
 #   planted bug      kernel-high.elf with payload.bug=top16m fails only when
 #                    its image reaches into the top 16 MiB of the virtual
 #                    window (8 of its 1023 slots): --edges catches it at
-#                    virt-highest; the row's reproduce line, run as printed,
-#                    fails again with the same symptom at the same offset
+#                    virt-highest; the row's reproduce line, run verbatim
+#                    from this directory, fails again with the same symptom
+#                    at the same offset
+#   reproduce, PATH  the tool found on PATH (a link to it): the reproduce
+#                    line names it as kaslr-sweep and runs as printed;
+#                    --qemu-arg reaches QEMU (one it refuses fails the boot,
+#                    QEMU's complaint in the row's why)
 #   no bug           the same kernel without the switch: every run and edge
 #                    passes, exit 0; each row's bases are the payload's own
-#   Debian kernel    the cloud bzImage with the busybox initramfs, a run and
-#                    every edge at 512M and 4G: all pass, and each row's
-#                    physical base and virtual offset are what the running
-#                    kernel reports ("Kernel code" in /proc/iomem, _text)
+#   Debian kernel    the cloud bzImage with --initramfs-report (the busybox
+#                    /init of the boot tests), a run and every edge at 512M
+#                    and 4G: all pass, and each row's physical base and
+#                    virtual offset are what the running kernel reports
+#                    ("Kernel code" in /proc/iomem, _text), in the rows'
+#                    kernel columns and in the JUnit file
 #   JUnit            every --junit file parses (python3 xml.etree) with one
 #                    testcase per row and the failures counted right
 #
@@ -57,6 +69,68 @@ bad_input bad-fail 'not a valid extended regular expression' --kernel "$K" --pas
 bad_input runs-0 'boots nothing' --kernel "$K" --pass x --runs 0
 bad_input bad-seed '64 hex digits' --kernel "$K" --pass x --seed 12
 bad_input bad-mem "sizes look like" --kernel "$K" --pass x --mem 512
+bad_input bad-accel "kvm or tcg" --kernel "$K" --pass x --accel xen
+
+# ---------------------------------------------------------------- broken runner
+# broken NAME WANT [VAR=VALUE...] -- ARGS...: exit 3, one line on stderr
+# matching WANT, no rows
+broken() {
+	local name=$1 want=$2 envs=() rc
+	shift 2
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	env "${envs[@]}" "$S" "$@" >"$W/$name.out" 2>"$W/$name.err"
+	rc=$?
+	if [ "$rc" != 3 ]; then bad "broken $name" "exit $rc, want 3: $(cat "$W/$name.err")"
+	elif [ "$(wc -l <"$W/$name.err")" != 1 ]; then bad "broken $name" "$(wc -l <"$W/$name.err") lines on stderr"
+	elif ! grep -q "^kaslr-sweep: .*$want" "$W/$name.err"; then bad "broken $name" "said: $(cat "$W/$name.err")"
+	elif [ -s "$W/$name.out" ]; then bad "broken $name" "printed rows"
+	else ok "broken $name: $(cat "$W/$name.err")"
+	fi
+}
+broken no-ovmf 'no OVMF firmware' KASLR_SWEEP_OVMF="$W/no-ovmf" -- --kernel "$K" --pass x
+# a PATH with every command of this one but QEMU's
+mkdir -p "$W/noqemu"
+for d in /usr/local/bin /usr/bin /bin; do cp -sn "$d"/* "$W/noqemu/" 2>/dev/null; done
+rm -f "$W/noqemu/qemu-system-x86_64"
+broken no-qemu 'qemu-system-x86_64 missing' PATH="$W/noqemu" -- --kernel "$K" --pass x
+truncate -s 4G "$W/big.img"
+broken too-big 'too big for the ESP image' -- --kernel "$K" --pass x --initrd "$W/big.img"
+rm -f "$W/big.img"
+broken junit 'cannot write the JUnit file' -- --kernel "$K" --pass x --junit "$W/no/such/dir/x.xml"
+if [ ! -w /dev/kvm ]; then
+	broken kvm '/dev/kvm is not usable' -- --kernel "$K" --pass x --accel kvm
+fi
+
+# ---------------------------------------------------------------- --help
+# every --option the tool's argument loop takes is in --help, with its default
+opts=$(sed -n 's/^\t\(-h|\)\{0,1\}\(--[a-z0-9-]*\)).*/\2/p' "$S" | sort -u)
+"$S" --help >"$W/help.txt" 2>&1
+missing=''
+for o in $opts; do
+	grep -qE "^  (-h, )?$o( |$)" "$W/help.txt" || missing="$missing $o"
+done
+[ -n "$opts" ] && [ -z "$missing" ] && ok "help: lists all $(echo "$opts" | wc -w) options" ||
+	bad "help" "not listed:${missing:- (no options found)}"
+nodefault=$(awk '/^  --/ { if (o != "" && !d) print o; o = $1; d = 0 } /default|required/ { d = 1 }
+	END { if (o != "" && !d) print o }' "$W/help.txt")
+[ -z "$nodefault" ] && ok "help: every option says its default" || bad "help" "no default for: $nodefault"
+
+# ---------------------------------------------------------------- manual page
+# docs/man/kaslr-sweep.1 renders without a warning (mandoc's lint, groff's
+# warnings), and its OPTIONS are exactly the options --help lists
+man=docs/man/kaslr-sweep.1
+lint=$( { mandoc -T lint "$man" 2>&1 || echo "mandoc -T lint failed"; } | head -n 5)
+[ -z "$lint" ] && ok "man: mandoc -T lint says nothing" || bad "man" "mandoc -T lint: $lint"
+lint=$( { groff -ww -z -man "$man" 2>&1 || echo "groff failed"; } | head -n 5)
+[ -z "$lint" ] && ok "man: groff -ww says nothing" || bad "man" "groff -ww: $lint"
+# the tags of the OPTIONS section as rendered; the options --help lists
+mandoc -T ascii "$man" | col -b | sed -n '/^OPTIONS/,/^[A-Z]/p' |
+	sed -n 's/^       \(-h, \)\{0,1\}\(--[a-z0-9-]*\).*/\2/p' | sort -u >"$W/man-opts.txt"
+sed -n 's/^  \(-h, \)\{0,1\}\(--[a-z0-9-]*\).*/\2/p' "$W/help.txt" | sort -u >"$W/help-opts.txt"
+d=$(diff "$W/help-opts.txt" "$W/man-opts.txt" | sed -n 's/^< /only in --help: /p; s/^> /only in the page: /p' | tr '\n' ' ')
+[ -s "$W/man-opts.txt" ] && [ -z "$d" ] && ok "man: the page's options are --help's ($(wc -l <"$W/man-opts.txt"))" ||
+	bad "man" "${d:-no options in the page}"
 
 # ---------------------------------------------------------------- helpers
 # junit_check FILE ROWS FAILED: the XML parses, with ROWS testcases of which
@@ -74,7 +148,8 @@ print(f"{len(cases)} testcases, {nf} failures (want {rows}, {failed})")
 sys.exit(0 if ok else 1)
 EOF
 }
-# rows FILE: the table's rows (run memory kind what phys voffset outcome secs)
+# rows FILE: the table's rows (run memory kind what phys voffset
+# kernel-phys kernel-voffset outcome secs)
 rows() { grep -E '^[0-9]+ +[0-9]+[MG] ' "$1"; }
 # field FILE EDGE COLUMN: a column of the row of that edge
 field() { rows "$1" | awk -v e="$2" -v c="$3" '$4 == e { print $c }'; }
@@ -85,16 +160,16 @@ field() { rows "$1" | awk -v e="$2" -v c="$3" '$4 == e { print $c }'; }
 rc=$?
 cat "$W/bug.txt"
 nrows=$(rows "$W/bug.txt" | wc -l)
-nfail=$(rows "$W/bug.txt" | awk '$7 != "pass"' | wc -l)
-rfail=$(rows "$W/bug.txt" | awk '$3 == "random" && $7 != "pass"' | wc -l)
+nfail=$(rows "$W/bug.txt" | awk '$9 != "pass"' | wc -l)
+rfail=$(rows "$W/bug.txt" | awk '$3 == "random" && $9 != "pass"' | wc -l)
 [ "$rc" = 1 ] && ok "planted bug: the sweep exits 1" || bad "planted bug: exit $rc, want 1"
 [ "$nrows" = 6 ] && ok "planted bug: 6 rows (2 runs, 4 edges at 512M)" || bad "planted bug: $nrows rows, want 6"
-if [ "$(field "$W/bug.txt" virt-highest 7)" = fail ]; then
+if [ "$(field "$W/bug.txt" virt-highest 9)" = fail ]; then
 	ok "planted bug: caught at virt-highest (voffset $(field "$W/bug.txt" virt-highest 6))"
 else
 	bad "planted bug: virt-highest did not fail"
 fi
-[ "$(field "$W/bug.txt" virt-lowest 7)" = pass ] && [ "$(field "$W/bug.txt" phys-lowest 7)" = pass ] &&
+[ "$(field "$W/bug.txt" virt-lowest 9)" = pass ] && [ "$(field "$W/bug.txt" phys-lowest 9)" = pass ] &&
 	ok "planted bug: the lowest edges pass" || bad "planted bug: a lowest edge failed"
 # random runs: each lands in the 8 bad slots of 1023 with probability 0.8%
 echo "planted bug: random runs alone caught it $rfail times in 2 (expected: 2 x 8/1023 = 0.016)"
@@ -108,16 +183,16 @@ for c in ET.parse(sys.argv[1]).getroot().findall("testcase"):
 sys.exit(1)
 EOF
 
-# its reproduce line, run as printed: fails again, the same way, same place
+# its reproduce line, run verbatim from this directory (where the sweep
+# ran): fails again, the same way, same place
 repro=$(grep -A2 -E '^[0-9]+ +512M +edge +virt-highest ' "$W/bug.txt" | sed -n 's/^  reproduce: //p')
 if [ -z "$repro" ]; then
 	bad "reproduce: no reproduce line for virt-highest"
 else
 	echo "reproduce: $repro"
-	# the printed command names the installed tool; run this tree's
-	cmd=("$S")
-	eval "cmd+=(${repro#kaslr-sweep })"
-	"${cmd[@]}" --junit "$W/repro.xml" >"$W/repro.txt" 2>&1
+	case $repro in "$S "*) ok "reproduce: names the tool as it was run ($S)" ;;
+	*) bad "reproduce" "does not start with $S" ;; esac
+	eval "$repro" >"$W/repro.txt" 2>&1
 	rc=$?
 	cat "$W/repro.txt"
 	[ "$rc" = 1 ] && ok "reproduce: exits 1 again" || bad "reproduce: exit $rc, want 1"
@@ -125,9 +200,31 @@ else
 	[ "$(field "$W/repro.txt" virt-highest 6)" = "$(field "$W/bug.txt" virt-highest 6)" ] &&
 		[ "$(field "$W/repro.txt" virt-highest 5)" = "$(field "$W/bug.txt" virt-highest 5)" ] &&
 		ok "reproduce: the same bases" || bad "reproduce: other bases"
-	grep -q 'payload: FAIL planted_bug' "$W/repro.xml" && ok "reproduce: the same symptom" ||
-		bad "reproduce: not the planted bug"
+	[ "$(sed -n 's/^  why: //p' "$W/repro.txt")" = "$(grep -A1 -E '^[0-9]+ +512M +edge +virt-highest ' "$W/bug.txt" | sed -n 's/^  why: //p')" ] &&
+		ok "reproduce: the same symptom" || bad "reproduce: another symptom"
 fi
+
+# ---------------------------------------------------------------- reproduce, PATH
+# the tool as a CI job with the package installed runs it: by name, from
+# PATH (here a link to this tree's); a QEMU argument it refuses fails the
+# boot, and the reproduce line, which names kaslr-sweep, runs as printed
+mkdir -p "$W/bin"
+ln -sf "$(pwd)/$S" "$W/bin/kaslr-sweep"
+PATH="$W/bin:$PATH" kaslr-sweep --kernel "$K" --runs 1 --mem 512M --qemu-arg -no-such-option \
+	--pass "$NPASS" --timeout 60 >"$W/path.txt" 2>&1
+rc=$?
+cat "$W/path.txt"
+repro=$(sed -n 's/^  reproduce: //p' "$W/path.txt")
+why=$(sed -n 's/^  why: //p' "$W/path.txt")
+[ "$rc" = 1 ] && ok "path: a QEMU argument it refuses fails the sweep" || bad "path: exit $rc, want 1"
+case $why in *"-no-such-option"*) ok "path: the row says what QEMU said: $why" ;;
+*) bad "path" "why: '$why' does not name the option" ;; esac
+case $repro in "kaslr-sweep --kernel "*"--qemu-arg -no-such-option "*) ok "path: the reproduce line names kaslr-sweep and the QEMU argument" ;;
+*) bad "path" "reproduce: '$repro'" ;; esac
+PATH="$W/bin:$PATH" eval "$repro" >"$W/path-repro.txt" 2>&1
+rc=$?
+[ "$rc" = 1 ] && [ "$(sed -n 's/^  why: //p' "$W/path-repro.txt")" = "$why" ] &&
+	ok "path: the reproduce line, as printed, fails the same way" || bad "path" "reproduce: exit $rc, $(sed -n 's/^  why: //p' "$W/path-repro.txt")"
 
 # ---------------------------------------------------------------- no bug
 "$S" --kernel "$K" --runs 1 --edges --mem 512M --jobs 2 --pass "$NPASS" --fail "$NFAIL" \
@@ -136,7 +233,7 @@ rc=$?
 cat "$W/nobug.txt"
 nrows=$(rows "$W/nobug.txt" | wc -l)
 [ "$rc" = 0 ] && ok "no bug: the sweep exits 0" || bad "no bug: exit $rc, want 0"
-[ "$nrows" = 5 ] && [ "$(rows "$W/nobug.txt" | awk '$7 != "pass"' | wc -l)" = 0 ] &&
+[ "$nrows" = 5 ] && [ "$(rows "$W/nobug.txt" | awk '$9 != "pass"' | wc -l)" = 0 ] &&
 	ok "no bug: 5 boots, all passed" || bad "no bug: $nrows rows, not all passed"
 junit_check "$W/nobug.xml" "$nrows" 0 && ok "no bug: JUnit" || bad "no bug: JUnit counts"
 # the rows against what the payload itself measured (its PASS line)
@@ -154,14 +251,12 @@ sys.exit(0 if n == 5 else 1)
 EOF
 
 # ---------------------------------------------------------------- Debian kernel
-bz=$B/linux/cloud/vmlinuz
-if ! U=$(test/linux/initramfs.sh cloud 2>"$W/initramfs.err"); then
-	bad "debian: no initramfs" "$(tail -n 1 "$W/initramfs.err")"
+# the recipe for a Linux kernel: --initramfs-report, nothing else to write
+if ! bz=$(test/linux/fetch.sh cloud 2>"$W/fetch.err"); then
+	bad "debian: no Debian cloud kernel" "$(tail -n 1 "$W/fetch.err")"
 else
-	"$S" --kernel "$bz" --initrd "$U/initrd.img" --cmdline 'console=ttyS0 panic=-1 quiet' \
-		--runs 1 --edges --mem 512M,4G --jobs 2 --pass '^linux-init: REPORT ' \
-		--fail 'Kernel panic|^linux-init: FAIL' --timeout 180 --junit "$W/debian.xml" \
-		>"$W/debian.txt" 2>&1
+	"$S" --kernel "$bz" --initramfs-report --runs 1 --edges --mem 512M,4G --jobs 2 --timeout 180 \
+		--junit "$W/debian.xml" >"$W/debian.txt" 2>&1
 	rc=$?
 	cat "$W/debian.txt"
 	nrows=$(rows "$W/debian.txt" | wc -l)
@@ -171,18 +266,29 @@ else
 	a4=$(field "$W/debian.txt" phys-above4g 5)
 	[[ $a4 =~ ^0x[0-9a-f]+$ ]] && [ $((a4)) -ge $((1 << 32)) ] &&
 		ok "debian: phys-above4g at $a4" || bad "debian: phys-above4g at '$a4', not above 4 GiB"
+	# the kernel's columns: what it reported, equal to the loader's choice
+	[ "$(rows "$W/debian.txt" | awk '$7 == "-" || $8 == "-" || $5 != $7 || $6 != $8' | wc -l)" = 0 ] &&
+		ok "debian: each row's kernel columns are the loader's bases" ||
+		bad "debian: a row's kernel columns differ from the loader's bases or are empty"
 	junit_check "$W/debian.xml" "$nrows" 0 && ok "debian: JUnit" || bad "debian: JUnit counts"
-	# the rows against the running kernel's own report: "Kernel code" starts
-	# at the physical base, _text is the link address plus the offset
+	# the rows against the running kernel's own report, read here from the
+	# JUnit file: "Kernel code" starts at the physical base, _text is the
+	# link address (the vmlinux's, from the loader's placement line) plus
+	# the offset
 	python3 - "$W/debian.xml" <<'EOF' && ok "debian: each row's bases are what Linux reports" || bad "debian: a row's bases are not what Linux reports"
 import re, sys, xml.etree.ElementTree as ET
-LINK = 0xffffffff81000000
 n = 0
 for c in ET.parse(sys.argv[1]).getroot().findall("testcase"):
     m = re.search(r"phys=(\S+) voffset=(\S+)", c.get("name"))
-    r = re.search(r"linux-init: REPORT text=(0x[0-9a-f]+) code=(0x[0-9a-f]+)", c.find("system-out").text or "")
-    if not m or not r or int(r[2], 16) != int(m[1], 16) or int(r[1], 16) - LINK != int(m[2], 16):
-        print("mismatch:", c.get("name"), r and r.groups())
+    out = c.find("system-out").text or ""
+    r = re.search(r"linux-init: REPORT text=(0x[0-9a-f]+) code=(0x[0-9a-f]+)", out)
+    p = re.search(r"placement: phys \S+ .* virt (0x[0-9A-Fa-f]+) offset (0x[0-9A-Fa-f]+)", out)
+    if not m or not r or not p:
+        print("no report or placement line:", c.get("name"))
+        sys.exit(1)
+    link = (int(p[1], 16) - int(p[2], 16)) % 2**64
+    if int(r[2], 16) != int(m[1], 16) or (int(r[1], 16) - link) % 2**64 != int(m[2], 16):
+        print("mismatch:", c.get("name"), r.groups())
         sys.exit(1)
     n += 1
 print(f"{n} rows match the kernel's /proc/iomem and /proc/kallsyms")

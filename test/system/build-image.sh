@@ -1,11 +1,15 @@
 #!/bin/bash
-# build-image.sh - the Debian 12 system test/system/run.sh boots, built with
-# mmdebstrap and cached under build/system/ (never committed):
+# build-image.sh [NAME] - the Debian 12 system test/system/run.sh boots, built
+# with mmdebstrap and cached under build/system/ (never committed); with NAME,
+# test/system/NAME.conf, read after image.conf, changes it (its PACKAGES, and
+# CUSTOMIZE: more lines for the customize hook, the tree in $r) and the image
+# is cached under build/system/NAME/:
 #   root.ext4      the root file system (ext4, UUID $ROOT_UUID, made with
 #                  mkfs.ext4 -d from mmdebstrap's directory: no mount needed)
 #   boot/          copies of its /boot/vmlinuz-* and initrd.img-*, for make install
-#   image.key      the SHA-256 of this script and test/system/image.conf:
-#                  while they are unchanged the image is not built again
+#   image.key      the SHA-256 of this script, test/system/image.conf (and
+#                  NAME.conf): while they are unchanged the image is not
+#                  built again
 # The system: bookworm (main, as the point release ships it) with the real
 # linux-image-amd64, initramfs-tools (MODULES=most: the initrd is made in a
 # chroot that cannot see the VM's disk), systemd, systemd-boot (bootctl) and
@@ -19,8 +23,17 @@ cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
 D=$B/system
 die() { echo "build-image.sh: $*" >&2; exit 1; }
-. test/system/image.conf
-key=$(cat test/system/build-image.sh test/system/image.conf | sha256sum | cut -d' ' -f1)
+confs=(test/system/image.conf)
+if [ -n "${1:-}" ]; then
+	confs+=("test/system/$1.conf")
+	D=$B/system/$1
+fi
+for c in "${confs[@]}"; do
+	[ -f "$c" ] || die "no $c"
+	# shellcheck source=test/system/image.conf
+	. "$c"
+done
+key=$(cat test/system/build-image.sh "${confs[@]}" | sha256sum | cut -d' ' -f1)
 if [ -s "$D/root.ext4" ] && [ "$(cat "$D/image.key" 2>/dev/null)" = "$key" ] &&
 	ls "$D"/boot/vmlinuz-* >/dev/null 2>&1; then
 	echo "build-image.sh: cached $D/root.ext4"
@@ -63,6 +76,7 @@ ln -sf /etc/systemd/system/kaslr-system.service \\
 	"\$r/etc/systemd/system/multi-user.target.wants/kaslr-system.service"
 # no login prompt on the serial console to interleave with the report
 ln -sf /dev/null "\$r/etc/systemd/system/serial-getty@ttyS0.service"
+${CUSTOMIZE:-}
 # apt-get clean: the image keeps no .deb files
 rm -f "\$r"/var/cache/apt/archives/*.deb
 HOOK

@@ -8,7 +8,8 @@
 #   update   install kaslr-loader's .deb (apt, as README says), write
 #            /etc/kaslr-loader/install.conf, dpkg -i the second kernel's
 #            package (the kernel hooks put it on the ESP)
-# and powers off.
+# then, when run.sh put one there, a scenario's own steps ($d/steps.sh, run
+# in this shell: test/system/laptop-guest.sh), and powers off.
 d=/root/kaslr-system
 say() { echo "kaslr-system: $*"; }
 # each line of a command's output, prefixed
@@ -52,9 +53,8 @@ if [ "$step" = update ]; then
 	find /boot/efi -type f | sort | each esp-file
 	cat /boot/efi/loader/entries/*.conf 2>/dev/null | each entry
 fi
-# a scenario's own step (test/system/sealed.sh writes one), sourced
-# shellcheck source=/dev/null
-if [ -f "$d/step.sh" ]; then . "$d/step.sh"; fi
+# shellcheck source=test/system/laptop-guest.sh
+[ -f "$d/steps.sh" ] && . "$d/steps.sh"
 sync
 say "end"
 systemctl poweroff

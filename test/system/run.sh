@@ -21,9 +21,16 @@
 #   alone-sb    the loader alone, signed, Secure Boot and a TPM; then a kernel
 #               update inside the system (install.conf with SIGN_KEY), and a
 #               second boot
-#   sealed      a LUKS2 data volume sealed to the next boot's PCRs across a
-#               kernel update, refused after an ESP changed from outside:
-#               test/system/sealed.sh (four boots, one TPM)
+#   laptop      a machine with Microsoft's keys only, Debian's signed shim,
+#               GRUB and kernels, and an image of its own (build-image.sh
+#               laptop); its administrator follows docs/admin-guide.md from
+#               the first install through MokManager, an update and two
+#               refusals to the removal: test/system/laptop.sh
+#   sealed      a LUKS2 data volume bound with clevis's tpm2 pin to the
+#               predicted PCRs 4,5,7,9,12, across a kernel update (resealed
+#               by the hooks), refused after an ESP changed from outside;
+#               an image of its own (build-image.sh sealed: clevis,
+#               tpm2-tools): test/system/sealed.sh (four boots, one TPM)
 #
 # Each boot: the guest's report (state, failed units, uname -r, _text from
 # /proc/kallsyms, "Kernel code" from /proc/iomem, lockdown, crng, bootctl)
@@ -51,8 +58,8 @@ ESP_MB=384
 SB_KEY_ENC=/usr/share/ovmf/PkKek-1-snakeoil.key
 SB_CERT=/usr/share/ovmf/PkKek-1-snakeoil.pem
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
-# the longest first (sealed: four boots), they run side by side
-ALL='sealed sdboot alone-sb sdboot-sb alone'
+# the longest first: they run side by side
+ALL='laptop sealed sdboot alone-sb sdboot-sb alone'
 command -v sfdisk >/dev/null || PATH=$PATH:/usr/sbin:/sbin
 # first PATTERN-EXPANSION...: the first file a glob matched, if any
 first() { [ -e "$1" ] && printf '%s\n' "$1"; }
@@ -70,6 +77,7 @@ if [ "${1:-}" = --scenario ]; then
 	info() { echo "info $name: $*"; }
 	die() { echo "FAIL $name: $*"; exit 1; }
 	case $name in
+	laptop) exec test/system/laptop.sh ;;
 	sealed) exec test/system/sealed.sh ;;
 	sdboot) path=sdboot sb=0 update=1 ;;
 	sdboot-sb) path=sdboot sb=1 update=0 ;;
@@ -259,14 +267,27 @@ fi
 # ---------------------------------------------------------------- the tier
 t0=$SECONDS
 mkdir -p "$W" || exit 1
-test/system/build-image.sh || { echo "system: 0 passed, 1 failed (no image: build-image.sh failed)"; exit 1; }
+# shellcheck disable=SC2086
+[ $# -gt 0 ] || set -- $ALL
+# the images the scenarios boot: the shared one, the laptop's and the
+# sealed scenario's own
+images=
+for s in "$@"; do
+	case $s in laptop | sealed) i=$s ;; *) i=default ;; esac
+	case " $images " in *" $i "*) ;; *) images="$images $i" ;; esac
+done
+for i in $images; do
+	[ "$i" = default ] && i=
+	test/system/build-image.sh ${i:+"$i"} || { echo "system: 0 passed, 1 failed (no image: build-image.sh $i failed)"; exit 1; }
+done
 # the second kernel: the one the registry's linux-image-amd64 (security
 # updates included) points to, newer than the image's point-release kernel;
 # downloaded once
 if [ ! -s "$D/update-kernel" ] || [ ! -s "$(cat "$D/update-kernel")" ]; then
 	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
 		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -n 1)
-	have=$(first "$D"/boot/vmlinuz-* | sed 's|.*/vmlinuz-|linux-image-|')
+	have=$(first "$D"/boot/vmlinuz-* || first "$D"/laptop/boot/vmlinuz-*)
+	have=$(printf '%s\n' "$have" | sed 's|.*/vmlinuz-|linux-image-|')
 	if [ -z "$pkg" ] || [ "$pkg" = "$have" ]; then
 		echo "system: 0 passed, 1 failed (no second kernel: linux-image-amd64 points to '${pkg:-nothing}', the image has $have; run apt-get update)"
 		exit 1
@@ -283,8 +304,6 @@ fi
 first "$B"/deb/kaslr-loader_*.deb >/dev/null || { echo "system: 0 passed, 1 failed (no $B/deb/kaslr-loader_*.deb: make deb)"; exit 1; }
 [ -f "$SDBOOT" ] || { echo "system: 0 passed, 1 failed (no $SDBOOT: make deps installs systemd-boot-efi)"; exit 1; }
 
-# shellcheck disable=SC2086
-[ $# -gt 0 ] || set -- $ALL
 rm -f "$W"/*/placements
 # $0, $1 and $2 are the inner sh's arguments, expanded there
 # shellcheck disable=SC2016

@@ -75,7 +75,8 @@ TEST(test_formats)
 		CHECK_EQ_U64(bz.decompressed_size, k.len, "%s: recorded size", fmt_name[f]);
 		CHECK(bz.init_size == 0x4000000 && bz.kernel_alignment == 0x200000 &&
 		      bz.min_alignment == 21 && bz.xloadflags == 3 && bz.cmdline_size == 2047 &&
-		      bz.initrd_addr_max == 0x7fffffff && bz.pref_address == 0x1000000,
+		      bz.initrd_addr_max == 0x7fffffff && bz.pref_address == 0x1000000 &&
+		      bz.relocatable == 1,
 		      "%s: header facts", fmt_name[f]);
 		CHECK_EQ_U64(bzimage_decompress(&bz, DECOMP_DEFAULT_LIMIT, &a, &out, &len, &cap),
 			     LDR_OK, "%s: decompresses", fmt_name[f]);
@@ -106,7 +107,6 @@ TEST(test_header_fields)
 		{ "version 2.11", 0x206, 2, 0x020b, LDR_E_BZIMAGE_VERSION },
 		{ "version 1.0", 0x206, 2, 0x0100, LDR_E_BZIMAGE_VERSION },
 		{ "32-bit only", 0x236, 2, 0x0002, LDR_E_BZIMAGE_NOT_64 },
-		{ "not relocatable", 0x234, 1, 0, LDR_E_BZIMAGE_NOT_RELOCATABLE },
 		{ "alignment 0", 0x230, 4, 0, LDR_E_BZIMAGE_ALIGN },
 		{ "alignment 3 MiB", 0x230, 4, 0x300000, LDR_E_BZIMAGE_ALIGN },
 		{ "jump opcode", 0x200, 1, 0xe9, LDR_E_BZIMAGE_OUTSIDE },
@@ -156,6 +156,23 @@ TEST(test_header_fields)
 		free(b.p);
 	}
 	free(s.p);
+	free(k.p);
+}
+
+/* relocatable_kernel 0 (no RELOCATABLE): parsed, said, left to the caller */
+TEST(test_not_relocatable)
+{
+	struct buf k = kernel_elf(), b = bz_of(F_XZ, &k);
+	struct bzimage bz;
+
+	b.p[0x234] = 0;
+	memset(&bz, 0xa5, sizeof(bz));
+	CHECK_EQ_U64(parse(&b, &bz), LDR_OK, "a non-relocatable bzImage parses");
+	CHECK_EQ_U64(bz.relocatable, 0, "and says it is not relocatable");
+	CHECK_EQ_U64(bz.pref_address, 0x1000000, "its pref_address, for the caller");
+	b.p[0x234] = 2;
+	CHECK(parse(&b, &bz) == LDR_OK && bz.relocatable == 1, "any non-zero byte is relocatable");
+	free(b.p);
 	free(k.p);
 }
 

@@ -723,6 +723,42 @@ TEST(test_protocol_types)
 	mmap_free_buf(&m);
 }
 
+/*
+ * Free once boot services exit: conventional memory and boot services'
+ * code and data (merged when adjacent), never the loader's own, runtime,
+ * ACPI or specific-purpose memory; the mirror rule as for the free list.
+ */
+TEST(test_exit_free)
+{
+	struct mmap_buf m;
+	struct mem_region out[16];
+	size_t n = 0;
+
+	mmap_init(&m, 48);
+	mmap_add(&m, EFI_MT_BOOT_SERVICES_DATA, 0, 0x900000, 0xc00);    /* 9..21 MiB */
+	mmap_add(&m, EFI_MT_CONVENTIONAL, 0, 0x1500000, 0x1000);        /* 21..37 MiB */
+	mmap_add(&m, EFI_MT_LOADER_DATA, 0, 0x2500000, 0x100);
+	mmap_add(&m, EFI_MT_BOOT_SERVICES_CODE, 0, 0x2600000, 0x100);
+	mmap_add(&m, EFI_MT_RUNTIME_DATA, 0, 0x2700000, 0x10);
+	mmap_add(&m, EFI_MT_OSLOADER_RECLAIM, 0, 0x2710000, 0x10);
+	mmap_add(&m, EFI_MT_BOOT_SERVICES_DATA, EFI_MA_SP, 0x2720000, 0x10);
+	mmap_add(&m, EFI_MT_ACPI_RECLAIM, 0, 0x2730000, 0x10);
+	CHECK(e820_exit_free_from_efi(m.buf, m.size, m.desc_size, out, 16, &n) == LDR_OK,
+	      "exit-free list");
+	CHECK(n == 2 && out[0].addr == 0x900000 && out[0].size == 0x1c00000 &&
+	      out[1].addr == 0x2600000 && out[1].size == 0x100000 && out[0].type == E820_RAM,
+	      "boot services memory and conventional, merged; nothing else");
+	CHECK(e820_free_from_efi(m.buf, m.size, m.desc_size, out, 16, &n) == LDR_OK && n == 1 &&
+	      out[0].addr == 0x1500000, "free now: the conventional range only");
+	/* mirrored memory present: only mirrored boot services memory counts */
+	mmap_add(&m, EFI_MT_CONVENTIONAL, EFI_MA_MORE_RELIABLE, 0x10000000, 0x100);
+	CHECK(e820_exit_free_from_efi(m.buf, m.size, m.desc_size, out, 16, &n) == LDR_OK &&
+	      n == 1 && out[0].addr == 0x10000000, "with a mirror: only mirrored memory");
+	CHECK(e820_exit_free_from_efi(m.buf, m.size - 8, m.desc_size, out, 16, &n) ==
+	      LDR_E_MMAP_DESC_SIZE, "a cut map refused");
+	mmap_free_buf(&m);
+}
+
 /* Modules: their own type in the protocol's table, RAM to Linux, never free. */
 TEST(test_protocol_module_type)
 {

@@ -4,7 +4,13 @@
  * data, gaps, BSS, many segments, Linux's W+X) and of thousands of random
  * layouts, all compared with an oracle that computes every page's
  * permissions by brute force; the refusal of W+X pages through
- * elf_parse_diag() with the two segments named.
+ * elf_parse_diag() with the two segments named.  A Linux kernel's RWX init
+ * segment: its pages take their sections' permissions, so exactly the
+ * pages an executable and a writable section share are W+X - by hand, at
+ * random against the oracle, and through elf_parse() of hand-built files
+ * (with and without Linux's table, without section headers, with too many
+ * sections, with hostile section headers); a kernel of the loader's own
+ * protocol with the same RWX segment is still refused.
  */
 #include <elf.h>
 #include <stdio.h>
@@ -27,14 +33,16 @@ struct seg_spec {
 	uint32_t flags;
 };
 
-/* An image of n segments at the given load offsets (sorted, disjoint). */
-static void make_img(struct elf_image *img, const struct seg_spec *s, unsigned n, int has_wx)
+/* An image of n segments at the given load offsets (sorted, disjoint);
+ * wx_linux: W+X pages tolerated, as for a Linux image. */
+static void make_img(struct elf_image *img, const struct seg_spec *s, unsigned n, int wx_linux)
 {
 	uint64_t end = 0;
 
 	memset(img, 0, sizeof(*img));
 	img->nseg = n;
-	img->has_wx = has_wx;
+	img->is_linux = wx_linux;
+	img->wx_linux = wx_linux;
 	for (unsigned i = 0; i < n; i++) {
 		img->seg[i].load_off = s[i].off;
 		img->seg[i].memsz = s[i].memsz;
@@ -47,11 +55,19 @@ static void make_img(struct elf_image *img, const struct seg_spec *s, unsigned n
 	img->load_size = ldr_align_up(end, PAGE_SIZE);
 }
 
+/* PF_W / PF_X as the page tables say them */
+static int pt_of(uint32_t pf)
+{
+	return ((pf & PF_W) ? PT_W : 0) | ((pf & PF_X) ? PT_X : 0);
+}
+
 /*
  * The oracle: for every page, the union of the flags of the segments whose
- * bytes touch it (-1: none); then the maximal runs.  Returns the number of
- * runs, or -1 when some page is W+X and the image does not tolerate it
- * (*wx_page: the first such page's offset).
+ * bytes touch it (-1: none) - a W+X segment of an image mapped by section
+ * adding none itself, the kept sections whose bytes touch the page adding
+ * theirs; then the maximal runs.  Returns the number of runs, or -1 when
+ * some page is W+X and the image does not tolerate it (*wx_page: the first
+ * such page's offset).
  */
 static int oracle(const struct elf_image *img, struct elf_page_range *out, uint64_t *wx_page)
 {
@@ -60,17 +76,23 @@ static int oracle(const struct elf_image *img, struct elf_page_range *out, uint6
 	int n = 0;
 
 	for (uint64_t p = 0; p < np; p++) {
+		uint64_t lo = p * PAGE_SIZE, hi = lo + PAGE_SIZE;
+
 		page[p] = -1;
 		for (unsigned i = 0; i < img->nseg; i++) {
 			const struct elf_segment *s = &img->seg[i];
-			uint64_t lo = p * PAGE_SIZE, hi = lo + PAGE_SIZE;
+			int by_sec = img->wx_by_section && (s->flags & (PF_W | PF_X)) == (PF_W | PF_X);
 
 			if (s->load_off < hi && s->load_off + s->memsz > lo)
-				page[p] = (page[p] < 0 ? 0 : page[p]) |
-					  ((s->flags & PF_W) ? PT_W : 0) |
-					  ((s->flags & PF_X) ? PT_X : 0);
+				page[p] = (page[p] < 0 ? 0 : page[p]) | (by_sec ? 0 : pt_of(s->flags));
 		}
-		if (page[p] == (PT_W | PT_X) && !img->has_wx) {
+		for (unsigned i = 0; img->wx_by_section && i < img->nwx_sec; i++) {
+			const struct elf_wx_section *w = &img->wx_sec[i];
+
+			if (w->load_off < hi && w->load_off + w->size > lo)
+				page[p] |= pt_of(w->flags);
+		}
+		if (page[p] == (PT_W | PT_X) && !img->wx_linux) {
 			*wx_page = p * PAGE_SIZE;
 			return -1;
 		}
@@ -276,7 +298,7 @@ TEST(test_random_layouts)
 {
 	static const uint32_t fl[] = { R, RX, RW, RWX };
 	uint64_t x = 0x9e3779b97f4a7c15ULL;
-	unsigned bad = 0, refused = 0, runs = 20000;
+	unsigned bad = 0, refused = 0, runs = 20000, by_section = 0;
 
 	for (unsigned k = 0; k < runs; k++) {
 		struct seg_spec s[ELF_MAX_SEGMENTS];
@@ -294,6 +316,33 @@ TEST(test_random_layouts)
 			off += size + ((test_rand(&x) & 1) ? test_rand(&x) % 0x2000 : 0);
 		}
 		make_img(&img, s, n, has_wx);
+		/* Linux, mapped by section: each RWX segment gets up to 6
+		 * sections of random flags, in order, some sharing pages */
+		if (has_wx && (test_rand(&x) & 1)) {
+			img.wx_by_section = 1;
+			for (unsigned i = 0; i < n; i++) {
+				const struct elf_segment *g = &img.seg[i];
+				uint64_t at = g->load_off;
+
+				if ((g->flags & (PF_W | PF_X)) != (PF_W | PF_X))
+					continue;
+				for (unsigned m = test_rand(&x) % 7; m > 0; m--) {
+					uint64_t gap = test_rand(&x) % 0x900, sz = 1 + test_rand(&x) % 0x1800;
+
+					if (img.nwx_sec == ELF_WX_SECTIONS_MAX ||
+					    at + gap >= g->load_off + g->memsz)
+						break;
+					at += gap;
+					if (sz > g->load_off + g->memsz - at)
+						sz = g->load_off + g->memsz - at;
+					img.wx_sec[img.nwx_sec++] = (struct elf_wx_section){
+						at, sz, (uint32_t)(fl[test_rand(&x) % 4] & (PF_W | PF_X)),
+						img.nwx_sec + 1 };
+					at += sz;
+				}
+			}
+			by_section++;
+		}
 		snprintf(name, sizeof(name), "random layout %u", k);
 		if (!agrees(&img, name) && bad++ > 5)
 			break;
@@ -305,8 +354,10 @@ TEST(test_random_layouts)
 				   LDR_E_WX_PAGE;
 		}
 	}
-	printf("test_elf_pages: %u random layouts, %u refused W+X\n", runs, refused);
+	printf("test_elf_pages: %u random layouts, %u refused W+X, %u Linux ones mapped by section\n",
+	       runs, refused, by_section);
 	CHECK(bad == 0, "random layouts agree with the oracle");
+	CHECK(by_section > runs / 50, "Linux layouts mapped by section drawn (%u)", by_section);
 	CHECK(refused > runs / 10 && refused < runs, "both outcomes drawn (%u refused)", refused);
 }
 
@@ -370,9 +421,284 @@ TEST(test_linux_wx)
 	eb_linux_table(&e, r64, 1, NULL, 0, NULL, 0);
 	eb_write(&e);
 	CHECK(elf_parse(e.buf, e.size, NULL, &img) == LDR_OK && img.has_wx, "Linux parses, W+X");
+	CHECK(img.is_linux && img.wx_linux && !img.wx_by_section,
+	      "Linux without section headers: its RWX segment stays RWX");
 	n = map_ok(&img, r, "Linux");
 	CHECK(n == 3 && r[0].flags == PT_X && r[1].flags == PT_W && r[1].size == 0x2000 &&
 	      r[2].flags == (PT_W | PT_X) && r[2].off == 0x3000 && r[2].size == 0x2000,
 	      "Linux: text, data + per-cpu, RWX init (by physical address)");
 	CHECK(agrees(&img, "Linux"), "Linux: oracle agrees");
+}
+
+/* ------------------------------------------- Linux's init segment by section */
+
+/* A section of the init segment at load offset off (the segment starts at
+ * 0x3000), as the tests below lay them out. */
+struct sec_spec {
+	const char *name;
+	uint64_t off, size;
+	uint64_t shf;          /* SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR */
+};
+
+#define AX (SHF_ALLOC | SHF_EXECINSTR)
+#define WA (SHF_ALLOC | SHF_WRITE)
+#define A  SHF_ALLOC
+
+/*
+ * What a tinyconfig 6.1 vmlinux's init segment holds (its sections'
+ * order and flags, smaller): .altinstr_replacement (code), .apicdrivers
+ * (data) and .exit.text (code) end up in one page, 0x5000; the page
+ * 0x7000 holds no section (padding before .brk).
+ */
+static const struct sec_spec tiny_init[] = {
+	{ ".init.text", 0x3000, 0x800, AX },
+	{ ".init.data", 0x4000, 0x700, WA },
+	{ ".altinstructions", 0x4700, 0xa00, A },
+	{ ".altinstr_replacement", 0x5100, 0x635, AX },
+	{ ".apicdrivers", 0x5738, 0x10, WA },
+	{ ".exit.text", 0x5748, 0x297, AX },
+	{ ".bss", 0x6000, 0x1000, WA },
+	{ ".brk", 0x8000, 0x100, WA },
+};
+#define TINY_INIT_END 0x8100
+
+/* The pages of that layout: text, data, per-cpu, then the init segment's */
+static const struct { uint64_t off; uint32_t flags; } tiny_pages[] = {
+	{ 0x0000, PT_X }, { 0x1000, PT_W }, { 0x2000, PT_W },
+	{ 0x3000, PT_X }, { 0x4000, PT_W }, { 0x5000, PT_W | PT_X },
+	{ 0x6000, PT_W }, { 0x7000, 0 }, { 0x8000, PT_W },
+};
+
+/* flags of the page at off in the ranges (-1: unmapped) */
+static int page_flags(const struct elf_page_range *r, unsigned n, uint64_t off)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (off >= r[i].off && off - r[i].off < r[i].size)
+			return (int)r[i].flags;
+	return -1;
+}
+
+/* every page of tiny_pages as listed, and nothing else mapped */
+static int tiny_map_ok(const struct elf_image *img, const char *name)
+{
+	struct elf_page_range r[ELF_PAGE_RANGES_MAX];
+	unsigned n = 0, bad = 0;
+	uint64_t mapped = 0;
+
+	if (elf_page_map(img, r, ELF_PAGE_RANGES_MAX, &n, NULL) != LDR_OK) {
+		printf("  %s: not mapped\n", name);
+		return 0;
+	}
+	for (unsigned i = 0; i < sizeof(tiny_pages) / sizeof(tiny_pages[0]); i++) {
+		int f = page_flags(r, n, tiny_pages[i].off);
+
+		if (f != (int)tiny_pages[i].flags) {
+			printf("  %s: page 0x%llx has flags %d, want %u\n", name,
+			       (unsigned long long)tiny_pages[i].off, f, tiny_pages[i].flags);
+			bad++;
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		mapped += r[i].size;
+	return bad == 0 && mapped == sizeof(tiny_pages) / sizeof(tiny_pages[0]) * PAGE_SIZE;
+}
+
+/* W+X pages in the map of img */
+static uint64_t wx_pages(const struct elf_image *img)
+{
+	struct elf_page_range r[ELF_PAGE_RANGES_MAX];
+	unsigned n = 0;
+	uint64_t p = 0;
+
+	if (elf_page_map(img, r, ELF_PAGE_RANGES_MAX, &n, NULL) != LDR_OK)
+		return ~0ULL;
+	for (unsigned i = 0; i < n; i++)
+		if ((r[i].flags & (PT_W | PT_X)) == (PT_W | PT_X))
+			p += r[i].size / PAGE_SIZE;
+	return p;
+}
+
+/* By hand, no file: exactly the shared page is W+X. */
+TEST(test_linux_init_by_section)
+{
+	static const struct seg_spec s[] = {
+		{ 0x0000, 0x1000, RX }, { 0x1000, 0x1000, RW }, { 0x2000, 0x1000, RW },
+		{ 0x3000, TINY_INIT_END - 0x3000, RWX },
+	};
+	struct elf_image img;
+
+	make_img(&img, s, 4, 1);
+	img.wx_by_section = 1;
+	for (unsigned i = 0; i < sizeof(tiny_init) / sizeof(tiny_init[0]); i++)
+		if (tiny_init[i].shf & (SHF_WRITE | SHF_EXECINSTR))
+			img.wx_sec[img.nwx_sec++] = (struct elf_wx_section){
+				tiny_init[i].off, tiny_init[i].size,
+				((tiny_init[i].shf & SHF_WRITE) ? PF_W : 0) |
+				((tiny_init[i].shf & SHF_EXECINSTR) ? PF_X : 0), i + 1 };
+	CHECK(tiny_map_ok(&img, "by hand"),
+	      "by hand: code pages X, data pages W, the page code and data share W+X, padding R");
+	CHECK_EQ_U64(wx_pages(&img), 1, "by hand: one W+X page");
+	CHECK(agrees(&img, "by hand"), "by hand: oracle agrees");
+
+	/* .apicdrivers moved out of the shared page: no W+X page at all */
+	img.wx_sec[3].load_off = 0x6800;
+	CHECK_EQ_U64(wx_pages(&img), 0, "no page shared: no W+X page");
+	CHECK(agrees(&img, "apicdrivers moved"), "apicdrivers moved: oracle agrees");
+
+	/* not mapped by section: the whole segment is RWX, as before */
+	img.wx_by_section = 0;
+	CHECK_EQ_U64(wx_pages(&img), (TINY_INIT_END - 0x3000 + PAGE_SIZE - 1) / PAGE_SIZE,
+		     "without sections the RWX segment is W+X throughout");
+
+	/* the same layout without wx_linux (a kernel of the loader's own
+	 * protocol): any W+X page is refused */
+	img.wx_by_section = 1;
+	img.wx_sec[3].load_off = 0x5738;
+	img.wx_linux = 0;
+	CHECK(elf_page_map(&img, (struct elf_page_range[ELF_PAGE_RANGES_MAX]){ 0 },
+			   ELF_PAGE_RANGES_MAX, &(unsigned){ 0 }, NULL) == LDR_E_WX_PAGE,
+	      "W+X not tolerated: the shared page refused");
+	img.nwx_sec = ELF_WX_SECTIONS_MAX + 1;
+	CHECK(elf_page_map(&img, (struct elf_page_range[ELF_PAGE_RANGES_MAX]){ 0 },
+			   ELF_PAGE_RANGES_MAX, &(unsigned){ 0 }, NULL) == LDR_E_INVAL,
+	      "more sections than kept: invalid");
+}
+
+/*
+ * Through elf_parse(): eb_linux()'s image with its init segment grown to
+ * TINY_INIT_END, section headers for tiny_init plus the extra ones given
+ * (after the image, at 0x5000), and, when table is set, Linux's table.
+ */
+static void linux_file(struct eb *e, const Elf64_Shdr *extra, unsigned nextra, int table,
+		       int shdrs)
+{
+	static const uint32_t r64[] = { (uint32_t)(EB_V + 0x1100) };
+	Elf64_Shdr sh[ELF_WX_SECTIONS_MAX + 16];
+	unsigned n = 0;
+
+	eb_linux(e);
+	e->ph[3].p_memsz = TINY_INIT_END - 0x3000;
+	sh[n++] = (Elf64_Shdr){ 0 };
+	sh[n++] = (Elf64_Shdr){ .sh_type = SHT_PROGBITS, .sh_flags = AX, .sh_addr = EB_V,
+				.sh_offset = 0x1000, .sh_size = 0x1000 };
+	sh[n++] = (Elf64_Shdr){ .sh_type = SHT_PROGBITS, .sh_flags = WA,
+				.sh_addr = EB_V + 0x1000, .sh_offset = 0x2000, .sh_size = 0x1000 };
+	for (unsigned i = 0; i < sizeof(tiny_init) / sizeof(tiny_init[0]); i++)
+		sh[n++] = (Elf64_Shdr){
+			.sh_type = tiny_init[i].name[1] == 'b' ? SHT_NOBITS : SHT_PROGBITS,
+			.sh_flags = tiny_init[i].shf, .sh_addr = EB_V + tiny_init[i].off,
+			.sh_offset = 0x4000, .sh_size = tiny_init[i].size,
+		};
+	for (unsigned i = 0; i < nextra; i++)
+		sh[n++] = extra[i];
+	if (shdrs) {
+		e->eh.e_shoff = 0x5000;
+		e->eh.e_shnum = (uint16_t)n;
+		e->eh.e_shentsize = sizeof(Elf64_Shdr);
+		eb_put(e, 0x5000, sh, n * sizeof(Elf64_Shdr));
+		e->size = 0x5000 + n * sizeof(Elf64_Shdr);
+	}
+	if (table)
+		eb_linux_table(e, r64, 1, NULL, 0, NULL, 0);
+	eb_write(e);
+}
+
+static enum ldr_err parse_linux(const struct eb *e, int payload, struct elf_image *img)
+{
+	struct elf_limits lim = elf_default_limits();
+
+	lim.linux_payload = payload;
+	return elf_parse(e->buf, e->size, &lim, img);
+}
+
+TEST(test_parse_linux_by_section)
+{
+	static struct eb e;
+	static struct elf_image img;
+	struct elf_wx_clash c;
+
+	/* with Linux's table: W+X exactly on the shared page */
+	linux_file(&e, NULL, 0, 1, 1);
+	CHECK_EQ_U64(parse_linux(&e, 0, &img), LDR_OK, "Linux with section headers parses");
+	CHECK(img.is_linux && img.wx_linux && img.wx_by_section && img.reloc_kind == ELF_RELOC_LINUX,
+	      "Linux, mapped by section");
+	CHECK_EQ_U64(img.nwx_sec, 7, "its 7 writable or executable init sections kept, "
+		     "not .altinstructions nor text or data outside the segment");
+	CHECK(tiny_map_ok(&img, "parsed"), "parsed: exactly the shared page W+X");
+	CHECK(img.has_wx, "parsed: has_wx says a page is W+X");
+	CHECK(agrees(&img, "parsed"), "parsed: oracle agrees");
+
+	/* a bzImage's payload without a table (RANDOMIZE_BASE off) */
+	linux_file(&e, NULL, 0, 0, 1);
+	CHECK_EQ_U64(parse_linux(&e, 1, &img), LDR_OK, "the payload without a table parses");
+	CHECK(img.is_linux && img.reloc_kind == ELF_RELOC_NONE && img.layout == ELF_LAYOUT_PADDR,
+	      "without a table: Linux, by physical address, no relocations");
+	CHECK(tiny_map_ok(&img, "no table"), "no table: exactly the shared page W+X");
+	/* ... while the same file as a kernel of the loader's own protocol
+	 * keeps today's refusal: its segment is RWX */
+	memset(&c, 0, sizeof(c));
+	CHECK_EQ_U64(elf_parse_diag(e.buf, e.size, NULL, &img, &c), LDR_E_WX_SEGMENT,
+		     "not a bzImage's payload: the RWX segment refused");
+	CHECK_EQ_U64(c.phdr_w, 3, "the refusal names program header 3");
+
+	/* no section headers: the segment's RWX, every init page */
+	linux_file(&e, NULL, 0, 1, 0);
+	CHECK(parse_linux(&e, 0, &img) == LDR_OK && !img.wx_by_section &&
+	      wx_pages(&img) == (TINY_INIT_END - 0x3000 + PAGE_SIZE - 1) / PAGE_SIZE,
+	      "no section headers: the init segment W+X throughout");
+
+	/* 65 writable or executable sections in the segment: refused */
+	{
+		Elf64_Shdr many[ELF_WX_SECTIONS_MAX];
+
+		for (unsigned i = 0; i < ELF_WX_SECTIONS_MAX; i++)
+			many[i] = (Elf64_Shdr){ .sh_type = SHT_PROGBITS, .sh_flags = WA,
+						.sh_addr = EB_V + 0x7000 + 16 * i,
+						.sh_offset = 0x4000, .sh_size = 16 };
+		linux_file(&e, many, ELF_WX_SECTIONS_MAX - 7, 1, 1);
+		CHECK_EQ_U64(parse_linux(&e, 0, &img), LDR_OK, "64 kept sections: parses");
+		CHECK_EQ_U64(img.nwx_sec, ELF_WX_SECTIONS_MAX, "64 kept sections");
+		linux_file(&e, many, ELF_WX_SECTIONS_MAX - 6, 1, 1);
+		CHECK_EQ_U64(parse_linux(&e, 0, &img), LDR_E_WX_SECTIONS, "65: refused");
+	}
+}
+
+/* Hostile section headers: nothing wraps, nothing outside the segment. */
+TEST(test_parse_linux_hostile_sections)
+{
+	static struct eb e;
+	static struct elf_image img;
+	const Elf64_Shdr hostile[] = {
+		/* ends past 2^64: saturates, touches nothing of the image */
+		{ .sh_type = SHT_NOBITS, .sh_flags = WA | SHF_EXECINSTR,
+		  .sh_addr = UINT64_MAX - 0x10, .sh_size = 0x100 },
+		/* size 2^64 - 1 from 0: covers the init segment, clipped to it */
+		{ .sh_type = SHT_NOBITS, .sh_flags = A, .sh_addr = 0, .sh_size = UINT64_MAX },
+		/* code straddling the data segment's end into the init segment:
+		 * the data page stays W only */
+		{ .sh_type = SHT_NOBITS, .sh_flags = AX, .sh_addr = EB_V + 0x1800,
+		  .sh_size = 0x2000 },
+		/* not allocated, empty, null: ignored */
+		{ .sh_type = SHT_PROGBITS, .sh_flags = SHF_WRITE | SHF_EXECINSTR,
+		  .sh_addr = EB_V + 0x7000, .sh_offset = 0x4000, .sh_size = 0x100 },
+		{ .sh_type = SHT_PROGBITS, .sh_flags = WA | SHF_EXECINSTR,
+		  .sh_addr = EB_V + 0x7000, .sh_offset = 0x4000, .sh_size = 0 },
+		{ .sh_type = SHT_NULL, .sh_flags = WA | SHF_EXECINSTR,
+		  .sh_addr = EB_V + 0x7000, .sh_size = 0x100 },
+	};
+	const Elf64_Shdr all_wx = { .sh_type = SHT_NOBITS, .sh_flags = WA | SHF_EXECINSTR,
+				    .sh_addr = 0, .sh_size = UINT64_MAX };
+
+	linux_file(&e, hostile, sizeof(hostile) / sizeof(hostile[0]), 1, 1);
+	CHECK_EQ_U64(parse_linux(&e, 0, &img), LDR_OK, "hostile sections: parses");
+	CHECK(tiny_map_ok(&img, "hostile"), "hostile sections change no page's permissions");
+	CHECK(agrees(&img, "hostile"), "hostile: oracle agrees");
+
+	/* a section claiming W+X over all memory: every init page W+X, but
+	 * text, data and per-cpu keep theirs */
+	linux_file(&e, &all_wx, 1, 1, 1);
+	CHECK_EQ_U64(parse_linux(&e, 0, &img), LDR_OK, "a section over all memory: parses");
+	CHECK_EQ_U64(wx_pages(&img), (TINY_INIT_END - 0x3000 + PAGE_SIZE - 1) / PAGE_SIZE,
+		     "clipped to the init segment: its pages W+X, no other");
+	CHECK(agrees(&img, "all W+X"), "all W+X: oracle agrees");
 }

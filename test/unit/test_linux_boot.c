@@ -1,6 +1,8 @@
 /*
  * test_linux_boot.c - host tests for src/linux_boot.c: which images are
- * Linux kernels, their slot size and virtual window, and the zero page
+ * Linux kernels (a bzImage's payload without a relocation table among
+ * them, at a fixed virtual address), their slot size and virtual window,
+ * a non-relocatable kernel's fixed base, and the zero page
  * byte by byte (setup header, e820 table, the setup_data chain with an
  * extended e820 node and an RNG seed), plus every refused input.
  */
@@ -141,6 +143,65 @@ TEST(test_size_window)
 	CHECK(parse_linux(tw_no_table, &img) == LDR_OK, "parse no-table");
 	CHECK(linux_virt_window(&img, 2 * MIB, &lo, &hi) == LDR_E_INVAL, "not Linux");
 	CHECK_EQ_U64(linux_slot_size(&img), 0, "not Linux: slot size 0");
+}
+
+/* no table, W+X kept: a bzImage's payload built without RANDOMIZE_BASE */
+static void tw_payload(struct eb *x)
+{
+	x->nlinux = 0;
+}
+
+/*
+ * A bzImage's payload without a relocation table: Linux when the caller
+ * says it is a payload (elf_limits.linux_payload), at its link address
+ * only; its pref_address checked against its physical base.
+ */
+TEST(test_payload_without_table)
+{
+	struct elf_limits lim = elf_default_limits();
+	struct elf_image img;
+	uint64_t lo = 1, hi = 2, base = 7;
+
+	lim.linux_payload = 1;
+	memset(&e, 0, sizeof(e));
+	eb_linux(&e);
+	tw_payload(&e);
+	eb_write(&e);
+	CHECK_EQ_U64(elf_parse(e.buf, e.size, NULL, &img), LDR_E_WX_SEGMENT,
+		     "no table, not said to be a payload: its RWX segment refused");
+	CHECK_EQ_U64(elf_parse(e.buf, e.size, &lim, &img), LDR_OK, "as a payload: parses");
+	CHECK(linux_detect(&img) && linux_virt_fixed(&img), "Linux, at a fixed virtual address");
+	CHECK_EQ_U64(linux_slot_size(&img), 2 * MIB, "its slot size");
+	CHECK(linux_virt_window(&img, 4 * MIB, &lo, &hi) == LDR_OK && lo == EB_V &&
+	      hi == EB_V + 4 * MIB, "its window: the link address, one position");
+	CHECK(linux_virt_window(&img, 1008 * MIB + 1, &lo, &hi) == LDR_E_VIRT_NO_SLOT,
+	      "larger than the kernel window: refused, no wrap");
+	CHECK(linux_fixed_base(&img, EB_P, &base) == LDR_OK && base == EB_P,
+	      "pref_address == physical base: that base");
+	base = 7;
+	CHECK(linux_fixed_base(&img, EB_P + 2 * MIB, &base) == LDR_E_LINUX_PREF_ADDRESS &&
+	      base == 7, "pref_address elsewhere: refused, output untouched");
+	CHECK(linux_fixed_base(&img, 0, &base) == LDR_E_LINUX_PREF_ADDRESS, "pref_address 0");
+	CHECK(linux_fixed_base(&img, EB_P, NULL) == LDR_E_INVAL, "NULL output");
+
+	/* with a table it is not fixed (and the base check is the same) */
+	CHECK(parse_linux(NULL, &img) == LDR_OK && !linux_virt_fixed(&img), "with a table: not fixed");
+	CHECK(linux_fixed_base(&img, EB_P, &base) == LDR_OK, "a relocatable image at its pref_address");
+
+	/* a payload that is not Linux-shaped is no vmlinux: refused, not
+	 * taken for a kernel of the loader's own protocol */
+	memset(&e, 0, sizeof(e));
+	eb_linux(&e);
+	tw_payload(&e);
+	tw_skew(&e);
+	eb_write(&e);
+	CHECK_EQ_U64(elf_parse(e.buf, e.size, &lim, &img), LDR_E_LINUX_LAYOUT,
+		     "a payload linked off Linux's invariant: not a vmlinux");
+	/* without a table and not said to be a payload: not Linux */
+	CHECK(parse_linux(tw_no_table, &img) == LDR_OK && !linux_detect(&img),
+	      "no table, no payload: not Linux");
+	CHECK(!linux_virt_fixed(&img), "not Linux: not fixed either");
+	CHECK(linux_fixed_base(&img, EB_P, &base) == LDR_E_INVAL, "not Linux: no fixed base");
 }
 
 static void make_map(size_t n)

@@ -29,7 +29,7 @@ struct opt_case {
 	const char *bad;        /* on error: o->bad */
 	uint32_t line;          /* on a kaslr.conf error: o->bad_line */
 	/* on success (NULL / 0 / DEF: the default) */
-	const char *kernel;
+	const char *kernel, *kernel2; /* the list's first and second */
 	const char *cmdline;
 	int verbose, nokaslr, seed, sha;
 	uint64_t min, max, maxsize;
@@ -70,8 +70,10 @@ static const struct opt_case cases[] = {
 	  .want = LDR_OK, .kernel = "k.elf", .cmdline = "console=ttyS0 quiet", .verbose = 1,
 	  .nokaslr = 1, .seed = 1, .sha = 1, .min = 2 * GIB, .max = 4 * GIB,
 	  .maxsize = 100 * MIB },
-	{ "later key wins", SRC_LINE, "kernel=a.elf kernel=b.elf", .want = LDR_OK,
-	  .kernel = "b.elf" },
+	{ "kernel twice: a list, the first tried first", SRC_LINE, "kernel=a.elf kernel=b.elf",
+	  .want = LDR_OK, .kernel = "a.elf", .kernel2 = "b.elf" },
+	{ "later key wins", SRC_LINE, "kaslr.min=1G kaslr.min=2G", .want = LDR_OK,
+	  .min = 2 * GIB },
 
 	/* ---- "--": the rest of the line, trimmed, is the command line ---- */
 	{ "-- rest", SRC_LINE, "verbose -- root=/dev/sda1 verbose=5 x=y", .want = LDR_OK,
@@ -214,7 +216,11 @@ static void check_fields(const char *name, const struct ldr_options *o,
 	struct ldr_options d;
 
 	options_defaults(&d);
-	CHECK(str_eq(o->kernel, c->kernel), "%s: kernel '%s'", name, o->kernel);
+	CHECK_EQ_U64(o->nkernels, c->kernel2 ? 2 : c->kernel ? 1 : 0, "%s: kernels", name);
+	CHECK(str_eq(options_kernel(o, 0), c->kernel), "%s: kernel '%s'", name,
+	      options_kernel(o, 0));
+	CHECK(str_eq(options_kernel(o, 1), c->kernel2), "%s: second kernel '%s'", name,
+	      options_kernel(o, 1));
 	CHECK(str_eq(o->cmdline, c->cmdline), "%s: cmdline '%s'", name, o->cmdline);
 	CHECK_EQ_U64(o->cmdline_len, strlen(o->cmdline), "%s: cmdline_len", name);
 	CHECK_EQ_U64(o->verbose, c->verbose, "%s: verbose", name);
@@ -263,7 +269,9 @@ TEST(test_defaults)
 
 	memset(&o, 0x5a, sizeof(o));
 	options_defaults(&o);
-	CHECK(o.kernel[0] == 0 && o.cmdline[0] == 0 && o.cmdline_len == 0, "defaults: empty strings");
+	CHECK(o.nkernels == 0 && o.ninitrd == 0 && options_kernel_count(&o) == 1 &&
+	      options_kernel(&o, 0)[0] == 0, "defaults: the default kernel alone");
+	CHECK(o.cmdline[0] == 0 && o.cmdline_len == 0, "defaults: empty strings");
 	CHECK(!o.verbose && !o.nokaslr && !o.have_seed && !o.have_sha256, "defaults: flags off");
 	CHECK_EQ_U64(o.min_addr, 16 * MIB, "defaults: kaslr.min");
 	CHECK_EQ_U64(o.max_addr, 0, "defaults: kaslr.max");
@@ -299,7 +307,7 @@ TEST(test_too_long)
 		if (extra)
 			CHECK(str_eq(o.bad, "kernel"), "long kernel: bad '%s'", o.bad);
 		else
-			CHECK_EQ_U64(strlen(o.kernel), OPT_PATH_MAX - 1, "long kernel kept");
+			CHECK_EQ_U64(strlen(o.kernels[0]), OPT_PATH_MAX - 1, "long kernel kept");
 	}
 	/* command line after --: OPT_CMDLINE_MAX - 1 fits */
 	for (int extra = 0; extra < 2; extra++) {
@@ -351,7 +359,8 @@ TEST(test_override)
 	options_defaults(&o);
 	CHECK_EQ_U64(options_parse_config(&o, conf, sizeof(conf) - 1), LDR_OK, "override: config");
 	CHECK_EQ_U64(options_parse_line(&o, line, sizeof(line) - 1), LDR_OK, "override: line");
-	CHECK(str_eq(o.kernel, "\\line.elf"), "override: kernel '%s'", o.kernel);
+	CHECK(o.nkernels == 1 && str_eq(o.kernels[0], "\\line.elf"), "override: kernel '%s'",
+	      o.kernels[0]);
 	CHECK_EQ_U64(o.verbose, 0, "override: verbose");
 	CHECK_EQ_U64(o.min_addr, 32 * MIB, "override: kaslr.min kept from config");
 	CHECK_EQ_U64(o.max_addr, 2 * GIB, "override: kaslr.max from line");
@@ -868,7 +877,9 @@ TEST(test_settings_bounds)
 	size_t len = 0;
 
 	options_defaults(&o);
-	memset(o.kernel, 'k', sizeof(o.kernel) - 1);
+	for (unsigned i = 0; i < OPT_KERNELS_MAX; i++)
+		memset(o.kernels[i], 'k', sizeof(o.kernels[i]) - 1);
+	o.nkernels = OPT_KERNELS_MAX;
 	for (unsigned i = 0; i < OPT_MODULES_MAX; i++) {
 		memset(o.modules[i].path, 'p', sizeof(o.modules[i].path) - 1);
 		memset(o.modules[i].string, 's', sizeof(o.modules[i].string) - 1);
@@ -879,6 +890,7 @@ TEST(test_settings_bounds)
 	for (unsigned i = 0; i < OPT_INITRD_MAX; i++) {
 		memset(o.initrd[i].path, 'i', sizeof(o.initrd[i].path) - 1);
 		o.initrd[i].have_sha256 = 1;
+		o.initrd[i].kernel = i % OPT_KERNELS_MAX;
 	}
 	o.ninitrd = OPT_INITRD_MAX;
 	o.have_seed = o.have_sha256 = 1;
@@ -992,4 +1004,451 @@ TEST(test_place_merge)
 	CHECK(options_key_rule(OPT_K_PHYS) == OPT_SB_IF_ALLOWED &&
 	      options_key_rule(OPT_K_VIRT) == OPT_SB_IF_ALLOWED, "rules");
 	CHECK(options_key_find("kaslr.virt", 10) == OPT_K_VIRT, "key found");
+}
+
+/* ---- the list of kernels (kernel= repeated) ---- */
+
+/* each kernel's initrds: those after it, the ones before the first its own */
+TEST(test_kernel_list)
+{
+	static const char conf[] =
+		"initrd early.img\n"
+		"kernel \\EFI\\a\\vmlinuz-20\n"
+		"initrd a.img:sha256=" HEX_SHA "\n"
+		"kernel vmlinuz-10\n"
+		"initrd b1.img\n"
+		"initrd b2.img\n"
+		"kernel vmlinuz-5\n";
+	static const char line[] = "initrd=x kernel=A kernel=B initrd=y -- quiet";
+	struct ldr_options o;
+	char *t = malloc(OPT_TEXT_MAX);
+	size_t n = 0;
+
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_config(&o, conf, sizeof(conf) - 1), LDR_OK, "list: config");
+	CHECK(o.nkernels == 3 && options_kernel_count(&o) == 3 &&
+	      str_eq(options_kernel(&o, 0), "\\EFI\\a\\vmlinuz-20") &&
+	      str_eq(options_kernel(&o, 1), "vmlinuz-10") &&
+	      str_eq(options_kernel(&o, 2), "vmlinuz-5") && str_eq(options_kernel(&o, 3), ""),
+	      "list: three kernels in order");
+	CHECK(o.ninitrd == 4, "list: four initrds (%u)", o.ninitrd);
+	CHECK(str_eq(o.initrd[0].path, "early.img") && o.initrd[0].kernel == 0 &&
+	      str_eq(o.initrd[1].path, "a.img") && o.initrd[1].kernel == 0 &&
+	      o.initrd[1].have_sha256 && str_eq(o.initrd[2].path, "b1.img") &&
+	      o.initrd[2].kernel == 1 && str_eq(o.initrd[3].path, "b2.img") &&
+	      o.initrd[3].kernel == 1, "list: each initrd with its kernel");
+	CHECK(o.set & OPT_BIT(OPT_K_KERNEL) && o.set & OPT_BIT(OPT_K_INITRD), "list: both keys set");
+
+	/* the load options the same way */
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_line(&o, line, sizeof(line) - 1), LDR_OK, "list: line");
+	CHECK(o.nkernels == 2 && str_eq(o.kernels[0], "A") && str_eq(o.kernels[1], "B") &&
+	      o.ninitrd == 2 && o.initrd[0].kernel == 0 && o.initrd[1].kernel == 1 &&
+	      str_eq(o.cmdline, "quiet"), "list: load options");
+
+	/* choosing a kernel leaves it alone with its own initrds, in order */
+	options_defaults(&o);
+	options_parse_config(&o, conf, sizeof(conf) - 1);
+	options_choose_kernel(&o, 1);
+	CHECK(o.nkernels == 1 && str_eq(o.kernels[0], "vmlinuz-10") && o.ninitrd == 2 &&
+	      str_eq(o.initrd[0].path, "b1.img") && str_eq(o.initrd[1].path, "b2.img") &&
+	      o.initrd[0].kernel == 0 && o.initrd[1].kernel == 0, "choose the second");
+	options_defaults(&o);
+	options_parse_config(&o, conf, sizeof(conf) - 1);
+	options_choose_kernel(&o, 2);
+	CHECK(o.nkernels == 1 && str_eq(o.kernels[0], "vmlinuz-5") && o.ninitrd == 0,
+	      "choose the third, which has none");
+	options_defaults(&o);
+	options_parse_config(&o, conf, sizeof(conf) - 1);
+	options_choose_kernel(&o, 0);
+	CHECK(o.nkernels == 1 && str_eq(o.kernels[0], "\\EFI\\a\\vmlinuz-20") && o.ninitrd == 2,
+	      "choose the first");
+	/* the default kernel (no kernel= at all) keeps every initrd */
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_line(&o, "initrd=a initrd=b", 17), LDR_OK, "default");
+	options_choose_kernel(&o, 0);
+	CHECK(o.nkernels == 0 && o.ninitrd == 2 && options_kernel_count(&o) == 1,
+	      "the default kernel and its initrds");
+
+	/* at most OPT_KERNELS_MAX: one more is the one error, naming the key */
+	for (int i = 0; i < OPT_KERNELS_MAX; i++)
+		n += (size_t)sprintf(t + n, "kernel k%d\n", i);
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_config(&o, t, n), LDR_OK, "%d kernels", OPT_KERNELS_MAX);
+	n += (size_t)sprintf(t + n, "kernel one-more\n");
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_config(&o, t, n), LDR_E_OPT_TOO_MANY, "one kernel too many");
+	CHECK(str_eq(o.bad, "kernel") && o.bad_line == OPT_KERNELS_MAX + 1,
+	      "too many kernels: bad '%s' line %u", o.bad, o.bad_line);
+	CHECK(strstr(ldr_err_hint_of(LDR_E_OPT_TOO_MANY), "at most 4 kernel=") != NULL,
+	      "the hint says how many kernels");
+	/* the initrds of all the kernels together: OPT_INITRD_MAX */
+	n = 0;
+	for (int i = 0; i < OPT_INITRD_MAX + 1; i++)
+		n += (size_t)sprintf(t + n, "kernel=k%d initrd=i%d ", i % 2, i);
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_line(&o, t, n), LDR_E_OPT_TOO_MANY, "too many kernels first");
+	n = 0;
+	for (int i = 0; i < OPT_INITRD_MAX + 1; i++)
+		n += (size_t)sprintf(t + n, i < OPT_KERNELS_MAX ? "kernel=k%d initrd=i%d " :
+					    "initrd=i%d%d ", i, i);
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_line(&o, t, n), LDR_E_OPT_TOO_MANY,
+		     "nine initrds over four kernels");
+	CHECK(str_eq(o.bad, "initrd"), "too many initrds: bad '%s'", o.bad);
+	free(t);
+}
+
+/*
+ * Merging sources: `kernel` and `initrd` are two keys.  A source naming
+ * kernels keeps the earlier initrds at their kernel's place (those of a
+ * place the new list lacks go); a source naming initrds replaces them all.
+ */
+TEST(test_kernel_list_merge)
+{
+	static const char conf[] = "kernel A\ninitrd a\nkernel B\ninitrd b\n";
+	struct ldr_options dst, src;
+	uint32_t ign;
+
+	options_defaults(&dst);
+	options_defaults(&src);
+	CHECK(options_parse_config(&src, conf, sizeof(conf) - 1) == LDR_OK, "merge: conf");
+	CHECK(options_merge(&dst, &src, 0, 0) == 0, "merge: conf taken");
+
+	/* load options: kernel=X alone -> X with A's initrd, b dropped */
+	{
+		struct ldr_options d = dst;
+
+		options_defaults(&src);
+		options_parse_line(&src, "kernel=X", 8);
+		options_merge(&d, &src, 0, 0);
+		CHECK(d.nkernels == 1 && str_eq(d.kernels[0], "X") && d.ninitrd == 1 &&
+		      str_eq(d.initrd[0].path, "a") && d.initrd[0].kernel == 0,
+		      "merge: a new kernel keeps the first kernel's initrds");
+	}
+	/* kernel=X kernel=Y -> X:a, Y:b */
+	{
+		struct ldr_options d = dst;
+
+		options_defaults(&src);
+		options_parse_line(&src, "kernel=X kernel=Y", 17);
+		options_merge(&d, &src, 0, 0);
+		CHECK(d.nkernels == 2 && d.ninitrd == 2 && d.initrd[1].kernel == 1 &&
+		      str_eq(d.initrd[1].path, "b"), "merge: initrds stay at their place");
+	}
+	/* initrd=c alone replaces every initrd: A:c, B:none */
+	{
+		struct ldr_options d = dst;
+
+		options_defaults(&src);
+		options_parse_line(&src, "initrd=c", 8);
+		options_merge(&d, &src, 0, 0);
+		CHECK(d.nkernels == 2 && str_eq(d.kernels[1], "B") && d.ninitrd == 1 &&
+		      str_eq(d.initrd[0].path, "c") && d.initrd[0].kernel == 0,
+		      "merge: new initrds replace all of them");
+	}
+	/* Secure Boot, pins only: the list is ignored as a whole (one warning each) */
+	{
+		struct ldr_options d;
+
+		options_defaults(&d);
+		memcpy(d.kernels[0], "\\EFI\\pinned", 12);
+		d.nkernels = 1;
+		options_defaults(&src);
+		options_parse_config(&src, conf, sizeof(conf) - 1);
+		ign = options_merge_trust(&d, &src, 1, 0, OPT_TRUST_PINS);
+		CHECK(ign == (OPT_BIT(OPT_K_KERNEL) | OPT_BIT(OPT_K_INITRD)) && d.nkernels == 1 &&
+		      str_eq(d.kernels[0], "\\EFI\\pinned") && d.ninitrd == 0,
+		      "merge: pins only ignores the list");
+		ign = options_merge_trust(&d, &src, 1, 0, OPT_TRUST_SHIM);
+		CHECK(ign == 0 && d.nkernels == 2 && d.ninitrd == 2, "merge: TRUST=shim takes it");
+		/* the same list again is no change, so no warning */
+		CHECK(options_merge_trust(&d, &src, 1, 0, OPT_TRUST_PINS) == 0,
+		      "merge: the same list is not an ignored input");
+	}
+}
+
+/* a list of kernels in the settings text: each line names its kernel */
+TEST(test_settings_kernel_list)
+{
+	static const char conf[] = "initrd i0\nkernel \\EFI\\k1\ninitrd i1:sha256=" HEX_SHA
+				   "\nkernel k2\nkernel k3\ninitrd i3\n";
+	static const char want[] =
+		"kaslr-loader settings 1\n"
+		"verbose=0\n"
+		"nokaslr=0\n"
+		"kernel.1=\\EFI\\k1\n"
+		"kernel.2=k2\n"
+		"kernel.3=k3\n"
+		"kaslr.seed=none\n"
+		"sha256=none\n"
+		"kaslr.min=0x1000000\n"
+		"kaslr.max=0x0\n"
+		"kaslr.maxsize=0x20000000\n"
+		"initrd.1=i0\n"
+		"initrd.1=i1:sha256=" HEX_SHA_LC "\n"
+		"initrd.3=i3\n"
+		"kaslr.phys=random\n"
+		"kaslr.virt=random\n";
+	static char buf[OPT_SETTINGS_MAX + 1];
+	struct ldr_options o;
+
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_config(&o, conf, sizeof(conf) - 1), LDR_OK, "list settings");
+	settings(&o, buf, sizeof(buf));
+	CHECK(str_eq(buf, want), "the settings of a list:\n%s", buf);
+	/* one kernel: exactly the text it always had */
+	options_defaults(&o);
+	CHECK_EQ_U64(options_parse_config(&o, "initrd a\nkernel k\ninitrd b\n", 27), LDR_OK,
+		     "one kernel");
+	settings(&o, buf, sizeof(buf));
+	CHECK(strstr(buf, "\nkernel=k\n") && strstr(buf, "\ninitrd=a\ninitrd=b\n") &&
+	      !strstr(buf, "kernel.") && !strstr(buf, "initrd."), "one kernel as before:\n%s", buf);
+}
+
+/*
+ * Different effective settings never give the same text, and the same
+ * settings always give the same one.  Random options from small alphabets
+ * (so that near misses are common: an initrd of another kernel, a kernel
+ * list in another order, a path that runs into the next field...) are
+ * compared by an encoding of their own, independent of the text's format.
+ */
+#define INJ_N 12000
+
+struct inj {
+	uint8_t text_sha[32];
+	char canon[2048];
+};
+
+static void inj_put(char *c, size_t *n, const char *s, size_t len)
+{
+	/* every piece length-prefixed: the encoding is unambiguous */
+	*n += (size_t)snprintf(c + *n, 2048 - *n, "%zu:", len);
+	memcpy(c + *n, s, len);
+	*n += len;
+	c[*n] = 0;
+}
+
+/* the options that shape the boot (not the command line), by their meaning */
+static void inj_canon(const struct ldr_options *o, char *c)
+{
+	size_t n = 0;
+	char num[96];
+
+	c[0] = 0;
+	for (uint32_t k = 0; k < options_kernel_count(o); k++) {
+		inj_put(c, &n, options_kernel(o, k), strlen(options_kernel(o, k)));
+		for (uint32_t i = 0; i < o->ninitrd; i++) {
+			const struct opt_file *f = &o->initrd[i];
+
+			if (f->kernel != k)
+				continue;
+			inj_put(c, &n, f->path, strlen(f->path));
+			inj_put(c, &n, (const char *)f->sha256, f->have_sha256 ? 32 : 0);
+		}
+		inj_put(c, &n, "|", 1);
+	}
+	for (uint32_t i = 0; i < o->nmodules; i++) {
+		const struct opt_module *m = &o->modules[i];
+
+		inj_put(c, &n, m->path, strlen(m->path));
+		inj_put(c, &n, m->string, m->string_len);
+		inj_put(c, &n, (const char *)m->sha256, m->have_sha256 ? 32 : 0);
+	}
+	snprintf(num, sizeof(num), "%d %d %llx %llx %llx %u %llx %u %llx", o->verbose, o->nokaslr,
+		 (unsigned long long)o->min_addr, (unsigned long long)o->max_addr,
+		 (unsigned long long)o->max_kernel, o->phys.kind,
+		 (unsigned long long)o->phys.value, o->virt.kind,
+		 (unsigned long long)o->virt.value);
+	inj_put(c, &n, num, strlen(num));
+	inj_put(c, &n, (const char *)o->seed, o->have_seed ? 32 : 0);
+	inj_put(c, &n, (const char *)o->sha256, o->have_sha256 ? 32 : 0);
+}
+
+static const char *const inj_paths[] = { "k", "kk", "k,", "k=a", "i:" };
+
+static void inj_random(struct ldr_options *o, uint64_t *r)
+{
+	options_defaults(o);
+	o->nkernels = (uint32_t)(test_rand(r) % (OPT_KERNELS_MAX + 1));
+	for (uint32_t k = 0; k < o->nkernels; k++)
+		strcpy(o->kernels[k], inj_paths[test_rand(r) % 3]);
+	o->ninitrd = (uint32_t)(test_rand(r) % 4);
+	for (uint32_t i = 0; i < o->ninitrd; i++) {
+		struct opt_file *f = &o->initrd[i];
+
+		strcpy(f->path, inj_paths[test_rand(r) % 2]);
+		f->kernel = (uint32_t)(test_rand(r) % options_kernel_count(o));
+		f->have_sha256 = test_rand(r) % 4 == 0;
+		if (f->have_sha256)
+			memset(f->sha256, 0xa0 + (int)(test_rand(r) % 2), 32);
+	}
+	o->nmodules = (uint32_t)(test_rand(r) % 3);
+	for (uint32_t i = 0; i < o->nmodules; i++) {
+		struct opt_module *m = &o->modules[i];
+
+		strcpy(m->path, inj_paths[test_rand(r) % 2]);
+		strcpy(m->string, inj_paths[test_rand(r) % 5]);
+		m->string_len = (uint32_t)strlen(m->string);
+	}
+	o->verbose = test_rand(r) % 8 == 0;
+	o->have_seed = test_rand(r) % 8 == 0;
+	if (o->have_seed)
+		memset(o->seed, (int)(test_rand(r) % 2), 32);
+	if (test_rand(r) % 8 == 0)
+		o->min_addr = 0x10000000;
+	if (test_rand(r) % 8 == 0) {
+		o->phys.kind = OPT_PLACE_AT;
+		o->phys.value = test_rand(r) % 2 ? 0x1000000 : 0x2000000;
+	}
+}
+
+static int inj_cmp(const void *a, const void *b)
+{
+	const struct inj *x = a, *y = b;
+	int c = memcmp(x->text_sha, y->text_sha, 32);
+
+	return c ? c : strcmp(x->canon, y->canon);
+}
+
+static int inj_cmp_canon(const void *a, const void *b)
+{
+	const struct inj *x = a, *y = b;
+	int c = strcmp(x->canon, y->canon);
+
+	return c ? c : memcmp(x->text_sha, y->text_sha, 32);
+}
+
+TEST(test_settings_injective)
+{
+	static char buf[OPT_SETTINGS_MAX + 1];
+	struct inj *v = calloc(INJ_N, sizeof(*v));
+	struct ldr_options o;
+	uint64_t r = 0x5e771465;
+	size_t clash = 0, same = 0, texts = 1;
+
+	for (size_t i = 0; i < INJ_N; i++) {
+		size_t len = settings((inj_random(&o, &r), &o), buf, sizeof(buf));
+
+		sha256(buf, len, v[i].text_sha);
+		inj_canon(&o, v[i].canon);
+	}
+	/* equal texts: equal options */
+	qsort(v, INJ_N, sizeof(*v), inj_cmp);
+	for (size_t i = 1; i < INJ_N; i++) {
+		if (memcmp(v[i].text_sha, v[i - 1].text_sha, 32) != 0) {
+			texts++;
+			continue;
+		}
+		if (strcmp(v[i].canon, v[i - 1].canon) != 0)
+			clash++;
+	}
+	CHECK(clash == 0, "%zu pairs of different settings with the same text", clash);
+	/* equal options: equal texts (however the initrds were listed) */
+	qsort(v, INJ_N, sizeof(*v), inj_cmp_canon);
+	for (size_t i = 1; i < INJ_N; i++) {
+		if (strcmp(v[i].canon, v[i - 1].canon) != 0)
+			continue;
+		same++;
+		CHECK(memcmp(v[i].text_sha, v[i - 1].text_sha, 32) == 0,
+		      "the same settings, two texts");
+	}
+	/* the sample is one where a clash could show: many repeats, many texts */
+	CHECK(same > 1000 && texts > 2000, "%zu repeats, %zu texts", same, texts);
+	free(v);
+}
+
+/*
+ * No value a parser accepts holds a newline ('\n' or '\r'): a line of the
+ * settings text is one key's.  Every key, in both syntaxes, with the
+ * newline inside, first and last; then random texts.
+ */
+static int opts_have_newline(const struct ldr_options *o)
+{
+	const char *s[2 + OPT_KERNELS_MAX + OPT_INITRD_MAX + 2 * OPT_MODULES_MAX];
+	size_t n = 0;
+
+	s[n++] = o->cmdline;
+	for (uint32_t i = 0; i < o->nkernels; i++)
+		s[n++] = o->kernels[i];
+	for (uint32_t i = 0; i < o->ninitrd; i++)
+		s[n++] = o->initrd[i].path;
+	for (uint32_t i = 0; i < o->nmodules; i++) {
+		s[n++] = o->modules[i].path;
+		s[n++] = o->modules[i].string;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strpbrk(s[i], "\r\n"))
+			return 1;
+	return 0;
+}
+
+TEST(test_newline_refused)
+{
+	static const char *const keys[] = { "kernel", "initrd", "module", "cmdline", "kaslr.min" };
+	static const char *const nl[] = { "\r", "\n" };
+	char t[128];
+	struct ldr_options o;
+	uint64_t r = 0x6e65776c;
+	enum ldr_err err;
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		for (size_t c = 0; c < 2; c++)
+			for (int where = 0; where < 3; where++) {
+				const char *v = where == 0 ? "a%sb" : where == 1 ? "%sab" : "ab%s";
+				char val[16];
+				int len;
+
+				snprintf(val, sizeof(val), v, nl[c]);
+				/* kaslr.conf: a '\n' ends the line (the rest is another
+				 * line); a '\r' inside the value is refused */
+				len = snprintf(t, sizeof(t), "%s %s\n", keys[k], val);
+				options_defaults(&o);
+				err = options_parse_config(&o, t, (size_t)len);
+				CHECK(err != LDR_OK || !opts_have_newline(&o),
+				      "config %s %d %zu: a newline taken", keys[k], where, c);
+				if (c == 0 && where == 0)
+					CHECK(err == LDR_E_OPT_VALUE && str_eq(o.bad, keys[k]),
+					      "config %s: a CR inside refused (%d, '%s')", keys[k],
+					      err, o.bad);
+				/* load options: key=value, and the -- command line */
+				len = snprintf(t, sizeof(t), "%s=%s", keys[k], val);
+				options_defaults(&o);
+				err = options_parse_line(&o, t, (size_t)len);
+				CHECK(err != LDR_OK || !opts_have_newline(&o),
+				      "line %s %d %zu: a newline taken", keys[k], where, c);
+				len = snprintf(t, sizeof(t), "-- %s", val);
+				options_defaults(&o);
+				err = options_parse_line(&o, t, (size_t)len);
+				CHECK(err != LDR_OK || !opts_have_newline(&o),
+				      "line -- %d %zu: a newline taken", where, c);
+				if (where == 0)
+					CHECK(err == LDR_E_OPT_VALUE && str_eq(o.bad, "--"),
+					      "line: -- a newline b refused (%d, '%s')", err, o.bad);
+			}
+	/* random texts over the characters that matter */
+	for (int i = 0; i < 20000; i++) {
+		static const char *const words[] = {
+			"kernel", "initrd", "module", "cmdline", "verbose", "--", "=", " ", "\t",
+			"\r", "\n", "#", ":", ",", "a", "b\\c", "\r\n",
+		};
+		size_t n = 0;
+		int w = 1 + (int)(test_rand(&r) % 12);
+
+		while (w-- > 0) {
+			const char *s = words[test_rand(&r) % (sizeof(words) / sizeof(words[0]))];
+			size_t l = strlen(s);
+
+			if (n + l >= sizeof(t))
+				break;
+			memcpy(t + n, s, l);
+			n += l;
+		}
+		options_defaults(&o);
+		if (options_parse_config(&o, t, n) == LDR_OK)
+			CHECK(!opts_have_newline(&o), "config text %d: a newline in a value", i);
+		options_defaults(&o);
+		if (options_parse_line(&o, t, n) == LDR_OK)
+			CHECK(!opts_have_newline(&o), "line text %d: a newline in a value", i);
+	}
 }

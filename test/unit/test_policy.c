@@ -314,7 +314,7 @@ TEST(merge_table)
 	CHECK(ign == (OPT_BIT(OPT_K_VERBOSE) | OPT_BIT(OPT_K_KERNEL) | OPT_BIT(OPT_K_NOKASLR) |
 		      OPT_BIT(OPT_K_CMDLINE)),
 	      "ignored 0x%x", ign);
-	CHECK(strcmp(o.kernel, p.file[0].path) == 0 && strcmp(o.cmdline, p.cmdline) == 0 &&
+	CHECK(strcmp(options_kernel(&o, 0), p.file[0].path) == 0 && strcmp(o.cmdline, p.cmdline) == 0 &&
 	      o.cmdline_len == p.cmdline_len && !o.nokaslr && !o.verbose, "policy kept");
 	/* verbose prints addresses: under Secure Boot only when the policy allows it */
 	options_defaults(&o);
@@ -335,7 +335,7 @@ TEST(merge_table)
 		CHECK(options_parse_config(&c, conf, strlen(conf)) == LDR_OK, "conf");
 		CHECK(options_merge(&o, &c, 0, 0) == 0, "conf merged");
 		CHECK(merge_line(&o, "-- from-options", 0, 0) == 0, "options merged");
-		CHECK(strcmp(o.kernel, "other.elf") == 0 && strcmp(o.cmdline, "from-options") == 0,
+		CHECK(strcmp(options_kernel(&o, 0), "other.elf") == 0 && strcmp(o.cmdline, "from-options") == 0,
 		      "order: policy < kaslr.conf < load options");
 	}
 	/* an allowed cmdline under Secure Boot */
@@ -440,7 +440,7 @@ TEST(trust_shim_merge)
 	ign = options_merge_trust(&o, &src, 1, 0, OPT_TRUST_SHIM);
 	CHECK(ign == (OPT_BIT(OPT_K_NOKASLR) | OPT_BIT(OPT_K_MODULE) | OPT_BIT(OPT_K_CMDLINE)),
 	      "ignored 0x%x", ign);
-	CHECK(strcmp(o.kernel, "vmlinuz-new") == 0 && o.ninitrd == 1 &&
+	CHECK(strcmp(options_kernel(&o, 0), "vmlinuz-new") == 0 && o.ninitrd == 1 &&
 	      strcmp(o.initrd[0].path, "initrd.img-new") == 0, "kernel and initrd taken");
 	CHECK(strcmp(o.cmdline, p.cmdline) == 0 && !o.nokaslr && o.nmodules == 0,
 	      "the pinned command line kept");
@@ -449,5 +449,125 @@ TEST(trust_shim_merge)
 	policy_to_options(&p, &o);
 	ign = options_merge_trust(&o, &src, 1, 0, OPT_TRUST_PINS);
 	CHECK((ign & OPT_BIT(OPT_K_KERNEL)) && (ign & OPT_BIT(OPT_K_INITRD)) &&
-	      strcmp(o.kernel, p.file[0].path) == 0, "pins: kernel and initrd ignored");
+	      strcmp(options_kernel(&o, 0), p.file[0].path) == 0, "pins: kernel and initrd ignored");
+}
+
+/*
+ * Secure Boot's state from SecureBoot and SetupMode (-1: absent or not one
+ * byte): only SetupMode == 1 lifts the policy; a SetupMode that is missing
+ * or malformed, or any value but 1, leaves it enforced.
+ */
+TEST(secure_boot_state)
+{
+	static const int vals[] = { -1, 0, 1, 2, 0xff };
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+			int sb = vals[i], setup = vals[j];
+
+			CHECK(policy_secure_boot(sb, setup) == (sb == 1 && setup != 1),
+			      "SecureBoot %d SetupMode %d", sb, setup);
+		}
+	CHECK(policy_secure_boot(1, -1) == 1, "SetupMode missing: enforced");
+	CHECK(policy_secure_boot(1, 0) == 1 && policy_secure_boot(1, 1) == 0 &&
+	      policy_secure_boot(0, 0) == 0 && policy_secure_boot(-1, 0) == 0, "the plain cases");
+}
+
+/*
+ * Under TRUST=shim only a kernel (through shim's Verify) and an initrd
+ * (measured) get in without a pin: a module keeps its refusal, and is never
+ * handed to Verify, whatever the Secure Boot state and shim's presence.
+ */
+TEST(trust_shim_module)
+{
+	struct policy p;
+	uint8_t d[32], pin[32];
+	int ask;
+
+	mk_policy(&p);
+	p.trust_shim = 1;
+	sha256("module", 6, d);
+	sha256("other", 5, pin);
+	for (int secure = 0; secure < 2; secure++)
+		for (int shim = 0; shim < 2; shim++)
+			for (int pinned = 0; pinned < 2; pinned++) {
+				enum ldr_err err;
+
+				ask = 7;
+				err = policy_check_trust(&p, secure, shim, POLICY_MODULE,
+							 "\\EFI\\kaslr\\m.bin", d,
+							 pinned ? pin : NULL, &ask);
+				CHECK(ask == 0, "module (secure %d shim %d pin %d): sent to Verify",
+				      secure, shim, pinned);
+				if (secure)
+					CHECK(err == LDR_E_POLICY_UNPINNED,
+					      "module under Secure Boot (shim %d pin %d): %d", shim,
+					      pinned, err);
+				else
+					CHECK(err == (pinned ? LDR_E_MODULE_HASH_MISMATCH : LDR_OK),
+					      "module, Secure Boot off (shim %d pin %d): %d", shim,
+					      pinned, err);
+			}
+	/* and the kinds that do come in, for contrast */
+	CHECK(policy_check_trust(&p, 1, 1, POLICY_KERNEL, "\\EFI\\k", d, NULL, &ask) == LDR_OK &&
+	      ask == 1, "a kernel goes to Verify");
+	CHECK(policy_check_trust(&p, 1, 1, POLICY_INITRD, "\\EFI\\i", d, NULL, &ask) == LDR_OK &&
+	      ask == 0, "an initrd is measured");
+}
+
+/*
+ * policy_wants_digest against policy_check_digest (and policy_check_trust),
+ * over every Secure Boot state, policy (none, pins only, TRUST=shim), kind,
+ * path (pinned, unpinned), file pin (none, right, wrong) and shim: when no
+ * digest is wanted, any digest is accepted - the loader does not hash a
+ * file it would not refuse, and never skips one it would.
+ */
+TEST(wants_implies_accepts)
+{
+	static const enum policy_kind kinds[] = { POLICY_KERNEL, POLICY_INITRD, POLICY_MODULE };
+	struct policy pol[3];
+	uint8_t digests[3][32], own[32];
+	size_t skipped = 0;
+
+	memset(&pol[0], 0, sizeof(pol[0]));
+	mk_policy(&pol[1]);
+	mk_policy(&pol[2]);
+	pol[2].trust_shim = 1;
+	sha256("kernel", 6, digests[0]); /* the kernel's pin */
+	sha256("initrd", 6, digests[1]); /* the initrd's pin */
+	sha256("neither", 7, digests[2]);
+	sha256("own", 3, own);
+	for (int secure = 0; secure < 2; secure++)
+		for (size_t pi = 0; pi < 3; pi++)
+			for (size_t ki = 0; ki < 3; ki++)
+				for (int pinned = 0; pinned < 2; pinned++)
+					for (int opin = 0; opin < 3; opin++) {
+						const struct policy *p = &pol[pi];
+						enum policy_kind kind = kinds[ki];
+						const char *path = !pinned ? "\\EFI\\other" :
+							kind == POLICY_INITRD ? pol[1].file[1].path :
+							pol[1].file[0].path;
+						const uint8_t *pin = opin == 0 ? NULL :
+							opin == 1 ? own : digests[2];
+
+						if (policy_wants_digest(p, secure, kind, path, pin))
+							continue;
+						skipped++;
+						for (size_t d = 0; d < 3; d++) {
+							int ask = 0;
+
+							CHECK(policy_check_digest(p, secure, kind, path,
+										  digests[d], pin) == LDR_OK,
+							      "not wanted, refused: secure %d policy %zu kind %d pinned %d pin %d digest %zu",
+							      secure, pi, kind, pinned, opin, d);
+							for (int shim = 0; shim < 2; shim++)
+								CHECK(policy_check_trust(p, secure, shim, kind,
+											 path, digests[d], pin,
+											 &ask) == LDR_OK && !ask,
+								      "not wanted, trust refused: secure %d policy %zu kind %d pinned %d pin %d digest %zu shim %d",
+								      secure, pi, kind, pinned, opin, d, shim);
+						}
+					}
+	/* the only files left unhashed: Secure Boot off, no pin of any kind */
+	CHECK(skipped > 0, "some file is left unhashed (%zu)", skipped);
 }

@@ -74,14 +74,14 @@ TEST(test_merge_order)
 	CHECK(strcmp(text_of(&o), text_of(&want)) == 0, "the same settings as step by step");
 	CHECK(strcmp(o.cmdline, "console=ttyS0") == 0 && o.nokaslr && o.min_addr == 64 * MIB,
 	      "the load options win over kaslr.conf");
-	CHECK(strcmp(o.kernel, "vmlinuz-new") == 0 && o.ninitrd == 1, "kaslr.conf's files");
+	CHECK(strcmp(o.kernels[0], "vmlinuz-new") == 0 && o.ninitrd == 1, "kaslr.conf's files");
 	CHECK(zero(&scratch, sizeof(scratch)), "scratch wiped");
 	CHECK(r.ignored[0] == 0 && r.ignored[1] == 0, "nothing ignored without Secure Boot");
 
 	/* no sources: the defaults, and the policy's files and line */
 	mk_policy(&p, 0);
 	CHECK(settings_merge(&p, 0, NULL, 0, NULL, 0, &o, &scratch, &r) == LDR_OK, "policy alone");
-	CHECK(strcmp(o.kernel, "\\EFI\\kaslr\\vmlinuz") == 0 && strcmp(o.cmdline, "root=/dev/vda1") == 0,
+	CHECK(strcmp(o.kernels[0], "\\EFI\\kaslr\\vmlinuz") == 0 && strcmp(o.cmdline, "root=/dev/vda1") == 0,
 	      "the policy's kernel and line");
 }
 
@@ -95,7 +95,7 @@ TEST(test_secure_boot)
 	mk_policy(&p, 0);
 	CHECK(settings_merge(&p, 1, conf, strlen(conf), NULL, 0, &o, &scratch, &r) == LDR_OK,
 	      "merged under Secure Boot");
-	CHECK(!o.have_seed && strcmp(o.kernel, "\\EFI\\kaslr\\vmlinuz") == 0 &&
+	CHECK(!o.have_seed && strcmp(o.kernels[0], "\\EFI\\kaslr\\vmlinuz") == 0 &&
 		      strcmp(o.cmdline, "root=/dev/vda1") == 0,
 	      "kaslr.seed, kernel and cmdline ignored");
 	CHECK(o.min_addr == 64 * MIB, "kaslr.min taken: the policy allows it");
@@ -106,7 +106,7 @@ TEST(test_secure_boot)
 	/* TRUST=shim takes the kernel named in kaslr.conf */
 	mk_policy(&p, 1);
 	CHECK(settings_merge(&p, 1, conf, strlen(conf), NULL, 0, &o, &scratch, &r) == LDR_OK &&
-		      strcmp(o.kernel, "other") == 0,
+		      strcmp(o.kernels[0], "other") == 0,
 	      "TRUST=shim: kernel taken");
 	/* Secure Boot and no policy: the loader refuses */
 	memset(&p, 0, sizeof(p));

@@ -21,31 +21,60 @@
 #       kernel left in /boot instead (with none left, the ESP keeps it).
 #   kaslr-loader-update uninstall
 #       takes kaslr-loader off the ESP (kaslr-loader-install --uninstall),
-#       as the package's removal does.
+#       as the package's removal does: the files its manifest lists, the
+#       Boot#### entry an install made (BootOrder as it was before).
+#   kaslr-loader-update install
+#       the first install: the running kernel (uname -r) with the settings
+#       of install.conf, the package's own loader and tools; as add, but
+#       ESP= must be set and nothing is left out as older.
+#   kaslr-loader-update check
+#       whether the ESP, the boot entry (Boot#### or systemd-boot's), the
+#       policy and the installed kernels agree with each other and with
+#       install.conf: status 0, or one line per disagreement and status 1.
 #
 # When the loader's own step fails (no sbsign, no key, the ESP full, a file
-# that will not copy) nothing on the ESP changes, the kernel it booted
-# keeps booting, and ONE line on stderr says what was skipped and how to
-# fix it; the status is then 1, which the hooks never pass on.
+# that will not copy, an ESP whose manifest or files are not what an
+# install leaves) nothing on the ESP changes, the kernel it booted keeps
+# booting, and ONE line on stderr says what was skipped and how to fix it;
+# the status is then 1, which the hooks never pass on.  Every run is
+# bounded: after KASLR_LOADER_TIMEOUT seconds (default 300) it is stopped
+# with one line (status 1), so that nothing on the ESP or in a tool can
+# hold the package manager's lock for ever; an install changes the ESP in
+# one step (kaslr-loader-install), so the loader boots what it booted
+# before or the new kernel.  Whatever is read from the ESP passes the
+# checks of kaslr-esp.sh (regular files inside the ESP, of bounded size).
+#
+# INSTALL_PATH unset (the default): kaslr-loader-install decides where the
+# loader goes the first time (kaslr-install.sh says how), and every later
+# run keeps it where the ESP's manifest says it is.
 #
 # With TRUST=shim (and SHIM=, shim at INSTALL_PATH and the loader beside it
 # as grubx64.efi) the loader on the ESP already trusts what shim verifies:
 # add, refresh and remove then sign nothing and rewrite no policy.  They
-# copy the newest kernel in /boot and its initrd beside the loader (as
-# they are: Debian signs vmlinuz for shim) and name them in kaslr.conf,
-# the kernel before it kept beside them as a documented fallback there;
-# other kernels the hook copied go.  A kernel without a PE signature is
-# not made the one kaslr.conf names (shim would refuse it): one line says
-# so and the ESP keeps what boots.  (shim_sync below.)
+# copy the newest two kernels in /boot whose signature shim would accept
+# and their initrds beside the loader (as they are: Debian signs vmlinuz
+# for shim) and name both in kaslr.conf, newest first, each `kernel` line
+# followed by its `initrd` line: the loader boots the first one shim
+# accepts and falls back to the next.  Other kernels the hook copied go.
+# A kernel's signature is checked with sbverify against the certificates
+# shim trusts: its own (the .vendor_cert section of SHIM), the enrolled
+# MOKs (MokListRT, as Linux shows it under /sys/firmware/efi) and db when
+# it can be read; a kernel none of them verifies is left out with one line
+# (shim would refuse it), and the ESP keeps what boots.  (shim_sync below.)
 #
 # Configuration: /etc/kaslr-loader/install.conf (shell variables ESP,
 # INSTALL_PATH, CMDLINE, ALLOW, SIGN_KEY, SIGN_CERT, REPACK=1 to repack
-# bzImages as gzip'd ELF, SHIM, TRUST).  Without ESP= it does
+# bzImages as gzip'd ELF, SHIM, TRUST, SEAL: after add, refresh, remove
+# and install, kaslr-reseal binds the volumes SEAL names to the next
+# boot's PCRs).  Without ESP= it does
 # nothing: the package is installed but not set up.  The environment may
 # point elsewhere (the tests do): KASLR_LOADER_CONF, KASLR_LOADER_LIB
-# (loader image, kaslr-policy, kaslr-repack), KASLR_LOADER_INSTALL,
-# KASLR_LOADER_BOOT (/boot), KASLR_LOADER_STATE (/var/lib/kaslr-loader,
-# where the last run's fingerprint is kept); DPKG_ROOT prefixes the defaults.
+# (loader image, kaslr-policy, kaslr-repack, kaslr-esp.sh),
+# KASLR_LOADER_INSTALL, KASLR_LOADER_BOOT (/boot), KASLR_LOADER_STATE
+# (/var/lib/kaslr-loader, where the last run's fingerprint is kept),
+# KASLR_LOADER_SYS (/sys: firmware/efi/efivars, firmware/efi/mok-variables),
+# KASLR_LOADER_RELEASE (uname -r), KASLR_LOADER_TIMEOUT; DPKG_ROOT
+# prefixes the defaults.
 set -u
 me=kaslr-loader-update
 root=${DPKG_ROOT:-}
@@ -54,32 +83,79 @@ lib=${KASLR_LOADER_LIB:-$root/usr/lib/kaslr-loader}
 installer=${KASLR_LOADER_INSTALL:-$root/usr/sbin/kaslr-loader-install}
 boot=${KASLR_LOADER_BOOT:-$root/boot}
 state=${KASLR_LOADER_STATE:-$root/var/lib/kaslr-loader}
+fw=${KASLR_LOADER_SYS:-/sys}/firmware/efi
+limit=${KASLR_LOADER_TIMEOUT:-300}
 manifest=EFI/kaslr-loader.manifest # kaslr-loader-install's, on the ESP
 die() { echo "$me: $*" >&2; exit 1; }
-[ $# -ge 1 ] || die "usage: $me add VERSION [IMAGE [INITRD...]] | refresh VERSION [INITRD] | remove VERSION | uninstall"
+
+# the whole run, bounded: the same script under timeout (its process
+# group is stopped, whatever it waits for); stopping this one stops it too
+if [ -z "${KASLR_LOADER_BOUNDED:-}" ]; then
+	case $limit in '' | *[!0-9]*) die "KASLR_LOADER_TIMEOUT=$limit: give whole seconds" ;; esac
+	# bash's own "Terminated" notice for a stopped child is left out: the
+	# line below says what happened
+	KASLR_LOADER_BOUNDED=1 timeout -k 5 "$limit" "$BASH" "$0" "$@" 2> >(grep -vx 'Terminated' >&2) &
+	pid=$!
+	trap 'kill -TERM -- "-$pid" "$pid" 2>/dev/null; exit 130' INT TERM HUP
+	wait "$pid"
+	st=$?
+	if [ "$st" = 124 ] || [ "$st" = 137 ]; then
+		echo "$me: $* stopped after $limit s (something on the ESP or a tool never finished): the loader boots what it booted before, or the new kernel if it was in place; run it again: $me $*" >&2
+		exit 1
+	fi
+	exit "$st"
+fi
+
+[ $# -ge 1 ] || die "usage: $me add VERSION [IMAGE [INITRD...]] | refresh VERSION [INITRD] | remove VERSION | uninstall | install | check"
 cmd=$1
 shift
 case $cmd in add | refresh | remove) [ $# -ge 1 ] || die "$cmd needs a VERSION" ;; esac
 ver=${1:-}
 [ $# -gt 0 ] && shift
 
-ESP='' INSTALL_PATH=EFI/kaslr/kaslr-loader.efi CMDLINE='' ALLOW='' SIGN_KEY='' SIGN_CERT='' REPACK=''
-SHIM='' TRUST=''
+ESP='' INSTALL_PATH='' CMDLINE='' ALLOW='' SIGN_KEY='' SIGN_CERT='' REPACK=''
+SHIM='' TRUST='' SEAL=''
 if [ -f "$conf" ]; then
 	# shellcheck source=/dev/null
 	. "$conf" || die "cannot read $conf"
 fi
 if [ -z "$ESP" ]; then
+	case $cmd in
+	install | check) die "ESP= is not set in $conf: set it (the mounted EFI system partition, e.g. ESP=/boot/efi), then run: $me $cmd" ;;
+	esac
 	echo "$me: ESP= is not set in $conf: the ESP is left alone"
 	exit 0
 fi
+# the checks of whatever is read from the ESP (shared with kaslr-loader-install)
+# shellcheck source=src/tools/kaslr-esp.sh
+. "$lib/kaslr-esp.sh" 2>/dev/null || die "$lib/kaslr-esp.sh missing (reinstall kaslr-loader): the ESP left as it was"
+esp_use "$ESP" || die "ESP=$ESP (in $conf) is not a directory: the ESP left alone"
+if [ -n "$SIGN_KEY" ] && ! key_private "$SIGN_KEY"; then
+	die "$esp_why; nothing done (the loader boots what it booted before), then run: $me $cmd${ver:+ $ver}"
+fi
+if [ "$TRUST" = shim ] && [ -z "$SHIM" ]; then
+	die "TRUST=shim in $conf needs SHIM= (shim's file): started without shim the loader verifies no signature and refuses every kernel it does not pin; nothing done"
+fi
 tool=$lib/kaslr-policy
 work=$(mktemp -d) || die "mktemp"
-trap 'rm -rf "$work"; [ -z "${SEAL:-}" ] || "$lib/kaslr-reseal" update' EXIT # SEAL=: the next boot's PCRs (kaslr-reseal)
+trap 'rm -rf "$work"' EXIT
+# SEAL=: whatever a command that may change the ESP did, the sealed
+# volumes are bound to the next boot's PCRs as well (kaslr-reseal: it
+# finds what is still to do, says what it did or why not in one line,
+# and never fails)
+case $cmd in
+add | refresh | remove | install)
+	[ -z "$SEAL" ] || trap 'rm -rf "$work"; "$lib/kaslr-reseal" update' EXIT
+	;;
+esac
 
-# the loader's path on the ESP: beside shim as grubx64.efi with SHIM=
+# the loader's path on the ESP: INSTALL_PATH's (beside shim as grubx64.efi
+# with SHIM=), else where the manifest says it is; nothing before the
+# first install
 loader_rel() {
-	if [ -n "$SHIM" ]; then
+	if [ -z "$INSTALL_PATH" ]; then
+		esp_manifest 2>/dev/null && printf '%s' "$m_loader"
+	elif [ -n "$SHIM" ]; then
 		printf '%s/grubx64.efi' "$(dirname "$INSTALL_PATH")" | sed 's|^\./||'
 	else
 		printf '%s' "$INSTALL_PATH"
@@ -87,22 +163,28 @@ loader_rel() {
 }
 # the name of the kernel file the loader on the ESP pins, or nothing
 pinned_kernel() {
-	"$tool" show "$ESP/$(loader_rel)" 2>/dev/null | sed -n 's/^kernel *[^ ]*\\\([^\\ ]*\) sha256=.*/\1/p'
+	esp_pins "$tool" "$(loader_rel)" | sed -n 's|^kernel .*/\([^/ ]*\) [0-9a-f]*$|\1|p'
 }
-# the version of the kernel the loader pins, or nothing
-pinned_version() {
-	local k
-	k=$(pinned_kernel)
+# the version of a kernel file's name on the ESP (vmlinuz-V, vmlinux-V.gz,
+# either with kaslr-loader-install's @HASH when the name was taken), or nothing
+name_version() {
+	local k=${1%@[0-9a-f]*}
 	case $k in vmlinuz-*) echo "${k#vmlinuz-}" ;; vmlinux-*.gz) k=${k#vmlinux-}; echo "${k%.gz}" ;; esac
 }
-# what the ESP holds now: the manifest and every file it lists
+# the version of the kernel the loader pins, or nothing
+pinned_version() { name_version "$(pinned_kernel)"; }
+# what the ESP holds now: the manifest and every file it lists (a
+# manifest that is no manifest, and a file that may not be read, as such)
 esp_state() {
-	local m=$ESP/$manifest k a _
-	[ -f "$m" ] || return 0
-	sha256sum <"$m"
-	while read -r k a _; do
-		case $k in file | backup) { sha256sum <"$ESP/$a"; } 2>/dev/null || echo "$a missing" ;; esac
-	done <"$m"
+	local i
+	if ! esp_manifest; then echo "$esp_why"; return 0; fi
+	esp_sha "$manifest"
+	for i in "${!m_kind[@]}"; do
+		case ${m_kind[$i]} in
+		file) esp_sha "${m_a[$i]}" ;;
+		backup) esp_sha "${m_a[$i]}"; esp_sha "${m_b[$i]}" ;;
+		esac
+	done
 }
 # fingerprint VERSION FILE...: an install's inputs and the ESP it left
 fingerprint() {
@@ -148,7 +230,8 @@ install_version() { # VERSION IMAGE [INITRD...]
 	[ "$REPACK" = 1 ] && args+=(--repack "$lib/kaslr-repack")
 	[ -n "$SHIM" ] && args+=(--shim "$SHIM")
 	[ -n "$TRUST" ] && args+=(--trust "$TRUST")
-	run_installer "installing kernel $v" --esp "$ESP" --install-path "$INSTALL_PATH" \
+	[ -n "$INSTALL_PATH" ] && args+=(--install-path "$INSTALL_PATH")
+	run_installer "installing kernel $v" --esp "$ESP" --state "$state" \
 		--loader "$lib/kaslr-loader.efi" --tool "$tool" --kernel "$image" "${args[@]}" || return 1
 	# the next call with the same inputs finds this and does nothing
 	mkdir -p "$state" 2>/dev/null && fingerprint "$v" "$image" "$@" >"$state/stamp" 2>/dev/null
@@ -165,82 +248,279 @@ shim_signed_pe() {
 	n=$(od -An -t u4 -j $((pe + 24 + 112 + 4 * 8 + 4)) -N 4 "$1" 2>/dev/null | tr -d ' ')
 	[ -n "$n" ] && [ "$n" -gt 0 ]
 }
+# esl_certs FILE SKIP NAME: the X.509 certificates of the
+# EFI_SIGNATURE_LIST array in FILE (after SKIP bytes: efivarfs puts the
+# variable's attributes first) as $work/certs/NAME-N.pem.  The lists are
+# firmware data: every size is checked against what is left of the file
+# before it is used, and at most 64 lists and 64 certificates are read.
+esl_certs() {
+	local f=$1 off=$2 name=$3 len t lsize hsize ssize e lists=0 n=0
+	len=$(stat -L -c %s -- "$f" 2>/dev/null) || return 0
+	[ "$len" -le $((1 << 20)) ] || return 0
+	while [ "$off" -le "$len" ] && [ $((len - off)) -ge 28 ] && [ "$lists" -lt 64 ]; do
+		lists=$((lists + 1))
+		t=$(od -An -v -t x1 -j "$off" -N 16 "$f" | tr -d ' \n')
+		read -r lsize hsize ssize < <(od -An -v -t u4 -j $((off + 16)) -N 12 "$f")
+		# the list inside what is left, its header and entries inside the list
+		[ "$lsize" -ge 28 ] && [ "$lsize" -le $((len - off)) ] && [ "$hsize" -le $((lsize - 28)) ] &&
+			[ "$ssize" -gt 16 ] && [ $(((lsize - 28 - hsize) % ssize)) = 0 ] || return 0
+		if [ "$t" = a159c0a5e494a74a87b5ab155c2bf072 ]; then # EFI_CERT_X509_GUID
+			for ((e = off + 28 + hsize; e < off + lsize && n < 64; e += ssize)); do
+				# the owner's GUID, then the DER certificate
+				tail -c +$((e + 17)) "$f" | head -c $((ssize - 16)) >"$work/cert.der"
+				openssl x509 -inform DER -in "$work/cert.der" -out "$work/certs/$name-$n.pem" 2>/dev/null
+				n=$((n + 1))
+			done
+		fi
+		off=$((off + lsize))
+	done
+}
+# efivar_copy FILE: FILE, an efivarfs variable, read once from its start
+# into $work/efivar (efivarfs cannot seek: tail -c +N and od -j on the
+# variable itself fail); at most 1 MiB, as esl_certs reads
+efivar_copy() {
+	[ -r "$1" ] && head -c $((1 << 20)) -- "$1" >"$work/efivar" 2>/dev/null
+}
+# shim_certs: the certificates shim checks a kernel against, into
+# $work/certs: shim's own (its .vendor_cert section: four u32, the
+# authorized list's size, the deauthorized list's size, and their offsets
+# in the section; the authorized one a DER certificate, or a signature
+# list in a shim built with a vendor db), the MOKs and db
+shim_certs() {
+	local v=$work/vendor.bin asize aoff len f
+	[ -d "$work/certs" ] && return 0
+	mkdir "$work/certs" || return 1
+	if objcopy -O binary -j .vendor_cert "$SHIM" "$v" 2>/dev/null && [ -s "$v" ]; then
+		len=$(stat -c %s "$v")
+		read -r asize _ aoff _ < <(od -An -v -t u4 -N 16 "$v")
+		if [ "$len" -ge 16 ] && [ "${asize:-0}" -gt 0 ] && [ "$aoff" -le "$len" ] && [ "$asize" -le $((len - aoff)) ]; then
+			tail -c +$((aoff + 1)) "$v" | head -c "$asize" >"$work/vendor.der"
+			openssl x509 -inform DER -in "$work/vendor.der" -out "$work/certs/shim.pem" 2>/dev/null ||
+				esl_certs "$work/vendor.der" 0 shim
+		fi
+	fi
+	# MokListRT (MokListRT1... when it is long): mok-variables holds the
+	# list as it is, efivarfs after four bytes of attributes
+	for f in "$fw"/mok-variables/MokListRT "$fw"/mok-variables/MokListRT[0-9]*; do
+		[ -f "$f" ] && esl_certs "$f" 0 "mok-${f##*/}"
+	done
+	if ! ls "$work"/certs/mok-* >/dev/null 2>&1; then
+		for f in "$fw"/efivars/MokListRT-605dab50-e046-4300-abb6-3dd810dd8b23 \
+			"$fw"/efivars/MokListRT[0-9]*-605dab50-e046-4300-abb6-3dd810dd8b23; do
+			efivar_copy "$f" && esl_certs "$work/efivar" 4 "mok-${f##*/}"
+		done
+	fi
+	efivar_copy "$fw/efivars/db-d719b2cb-3d3a-4596-a3bc-dad00e67656f" && esl_certs "$work/efivar" 4 db
+	return 0
+}
+# shim_trusts FILE: one of the certificates shim trusts verifies FILE's signature
+shim_trusts() {
+	local c
+	shim_certs || return 1
+	for c in "$work"/certs/*.pem; do
+		[ -f "$c" ] && sbverify --cert "$c" "$1" >/dev/null 2>&1 && return 0
+	done
+	return 1
+}
 # the kernel versions in /boot, newest first, leaving out $1
 shim_versions() {
 	find "$boot" -maxdepth 1 -name 'vmlinuz-*' ! -name "vmlinuz-${1:-}" -printf '%f\n' 2>/dev/null |
 		sed 's/^vmlinuz-//' | sort -rV
 }
-# put SRC at DIR/NAME unless it holds those bytes (atomically: a rename)
+# shim_put SRC REL: SRC at REL on the ESP unless REL holds those bytes
+# (REL.kaslr-new renamed: the file is whole or not there)
 shim_put() {
-	[ -f "$2/$3" ] && cmp -s "$1" "$2/$3" && return 0
-	{ cp "$1" "$2/$3.kaslr-new" && mv -f "$2/$3.kaslr-new" "$2/$3"; } ||
-		{ rm -f "$2/$3.kaslr-new"; return 1; }
-	echo "$me: copied  $1 -> $2/$3"
+	local t=$ESP/$2.kaslr-new
+	esp_same "$1" "$2" && return 0
+	[ "$esp_why" = "$2: missing" ] || [ -z "$esp_why" ] || { echo "$esp_why"; return 1; }
+	rm -f "$t"
+	{ cp "$1" "$t" && cmp -s "$1" "$t" && mv -f "$t" "$ESP/$2"; } 2>/dev/null ||
+		{ rm -f "$t"; echo "cannot write $ESP/$2 (ESP full or read-only?)"; return 1; }
+	echo "$me: copied  $1 -> $ESP/$2"
 }
-# shim_sync [GONE]: the newest signed kernel in /boot but GONE, and the one
-# before it, beside the loader; kaslr.conf names the newest
+# shim_fail WHY: one line and status 1; kaslr.conf is as it was
+shim_fail() {
+	echo "$me: TRUST=shim: kernel ${ver:-} not put on $ESP: $1: kaslr.conf left as it was, the loader boots what it booted before; fix that, then run: $me $cmd${ver:+ $ver}" >&2
+	exit 1
+}
+# shim_sync [GONE]: the newest two kernels in /boot but GONE that shim
+# would start, beside the loader, each with its initrd, named in
+# kaslr.conf newest first.  The files are written and flushed before
+# kaslr.conf names them, kaslr.conf is renamed into place and flushed
+# before other kernels go.  Status 2: no loader on the ESP yet.
 shim_sync() {
-	local gone=${1:-} d new='' prev='' v kc f keep
-	d=$ESP/$(dirname "$(loader_rel)")
-	[ -f "$ESP/$(loader_rel)" ] || return 2 # not installed yet: a signed install first
+	local gone=${1:-} lr d dr new='' prev='' v kc kr f keep st out
+	lr=$(loader_rel)
+	st=2
+	if [ -n "$lr" ]; then esp_file "$lr"; st=$?; fi
+	[ "$st" = 2 ] && return 2 # not installed yet: a signed install first
+	[ "$st" = 0 ] || shim_fail "$esp_why"
+	command -v sbverify >/dev/null || shim_fail "sbverify missing (apt install sbsigntool): no kernel's signature can be checked"
+	{ command -v openssl && command -v objcopy; } >/dev/null || shim_fail "openssl or objcopy missing (apt install openssl binutils): shim's certificates cannot be read"
+	dr=$(dirname "$lr")
+	d=$ESP/$dr
 	for v in $(shim_versions "$gone"); do
 		if ! shim_signed_pe "$boot/vmlinuz-$v"; then
 			echo "$me: $boot/vmlinuz-$v carries no signature shim could verify: left out (TRUST=shim boots kernels the distribution signed)" >&2
 			continue
 		fi
+		if ! shim_trusts "$boot/vmlinuz-$v"; then
+			echo "$me: $boot/vmlinuz-$v: its signature does not verify with shim's certificate, an enrolled MOK or db (shim would refuse it): left out" >&2
+			continue
+		fi
 		if [ -z "$new" ]; then new=$v; elif [ -z "$prev" ]; then prev=$v; break; fi
 	done
 	if [ -z "$new" ]; then
-		echo "$me: warning: no signed kernel left in $boot: kaslr.conf on $ESP left as it is" >&2
+		echo "$me: warning: no kernel in $boot that shim would start: kaslr.conf on $ESP left as it is" >&2
 		return 0
 	fi
 	for v in $new $prev; do
-		shim_put "$boot/vmlinuz-$v" "$d" "vmlinuz-$v" || return 1
-		if [ -f "$boot/initrd.img-$v" ]; then shim_put "$boot/initrd.img-$v" "$d" "initrd.img-$v" || return 1; fi
+		out=$(shim_put "$boot/vmlinuz-$v" "$dr/vmlinuz-$v") || shim_fail "$out"
+		[ -z "$out" ] || echo "$out"
+		if [ -f "$boot/initrd.img-$v" ]; then
+			out=$(shim_put "$boot/initrd.img-$v" "$dr/initrd.img-$v") || shim_fail "$out"
+			[ -z "$out" ] || echo "$out"
+		fi
 	done
-	kc=$d/kaslr.conf
+	esp_flush || shim_fail "sync -f $ESP failed"
+	kr=${dr#.}/kaslr.conf
+	kr=${kr#/}
+	kc=$ESP/$kr
+	esp_file "$kr" "$ESP_TEXT_MAX"
+	st=$?
+	[ "$st" = 1 ] && shim_fail "$esp_why"
 	{
-		[ -f "$kc" ] && sed -e '/^# kaslr-loader-update: begin/,/^# kaslr-loader-update: end/d' \
+		[ "$st" = 0 ] && sed -e '/^# kaslr-loader-update: begin/,/^# kaslr-loader-update: end/d' \
 			-e '/^[[:space:]]*\(kernel\|initrd\)[[:space:]]/d' "$kc"
 		echo "# kaslr-loader-update: begin (TRUST=shim: rewritten on every kernel update)"
-		echo "# The newest kernel; shim verifies its signature, the initrd is measured (PCR 9)."
-		echo "kernel vmlinuz-$new"
-		[ -f "$d/initrd.img-$new" ] && echo "initrd initrd.img-$new"
-		if [ -n "$prev" ]; then
-			echo "# Fallback: the kernel before it, whose files stay beside the loader."
-			echo "# To boot it, put these lines in place of the ones above:"
-			echo "# kernel vmlinuz-$prev"
-			[ -f "$d/initrd.img-$prev" ] && echo "# initrd initrd.img-$prev"
-		fi
+		echo "# The newest kernels shim would start, each followed by its initrd: the"
+		echo "# loader boots the first one shim accepts, else the next."
+		for v in $new $prev; do
+			echo "kernel vmlinuz-$v"
+			[ -f "$boot/initrd.img-$v" ] && echo "initrd initrd.img-$v"
+		done
 		echo "# kaslr-loader-update: end"
-	} >"$kc.kaslr-new" && mv -f "$kc.kaslr-new" "$kc" || return 1
-	echo "$me: config  $kc: kernel vmlinuz-$new${prev:+ (fallback vmlinuz-$prev)}"
+	} >"$work/kaslr.conf"
+	if ! esp_same "$work/kaslr.conf" "$kr"; then
+		rm -f "$kc.kaslr-new"
+		{ cp "$work/kaslr.conf" "$kc.kaslr-new" && mv -f "$kc.kaslr-new" "$kc"; } 2>/dev/null ||
+			{ rm -f "$kc.kaslr-new"; shim_fail "cannot write $kc"; }
+		esp_flush || shim_fail "sync -f $ESP failed"
+	fi
+	echo "$me: config  $kc: kernel vmlinuz-$new${prev:+, then vmlinuz-$prev}"
 	# the other kernels the hook copied (the policy's own pins stay)
 	for f in "$d"/vmlinuz-* "$d"/initrd.img-*; do
 		[ -f "$f" ] || continue
 		keep=0
-		case ${f##*/} in vmlinuz-"$new" | vmlinuz-"$prev" | initrd.img-"$new" | initrd.img-"$prev") keep=1 ;; esac
-		[ -n "$prev" ] || case ${f##*/} in vmlinuz-"$new" | initrd.img-"$new") keep=1 ;; esac
-		"$tool" show "$ESP/$(loader_rel)" 2>/dev/null | grep -qF "\\${f##*/} sha256=" && keep=1
+		case ${f##*/} in vmlinuz-"$new" | initrd.img-"$new") keep=1 ;; esac
+		[ -n "$prev" ] && case ${f##*/} in vmlinuz-"$prev" | initrd.img-"$prev") keep=1 ;; esac
+		esp_pins "$tool" "$lr" | grep -q "^[a-z]* $dr/${f##*/} " && keep=1
 		[ "$keep" = 1 ] || { rm -f "$f" && echo "$me: removed $f"; }
 	done
+	esp_flush
 	return 0
 }
-# one line and status 1 when the copy failed; nothing else changes
-shim_run() {
-	local st=0
-	shim_sync "$@" || st=$?
-	case $st in
-	0) exit 0 ;;
-	2) return 0 ;; # no loader on the ESP yet: the signed install below
-	esac
-	echo "$me: copying kernel ${ver:-} to $ESP failed (ESP full or read-only?): kaslr.conf left as it was, the loader boots what it booted before; fix that, then run: $me $cmd${ver:+ $ver}" >&2
-	exit 1
+# ---- check: does what is on the ESP agree with itself, the boot entry,
+# install.conf and /boot?  One line per disagreement.
+disagree=0
+nope() { echo "$me: check: $*"; disagree=1; }
+# the newest kernel version in /boot (that shim would start, with TRUST=shim)
+newest_kernel() {
+	local v
+	for v in $(shim_versions); do
+		if [ "$TRUST" = shim ]; then
+			{ shim_signed_pe "$boot/vmlinuz-$v" && shim_trusts "$boot/vmlinuz-$v"; } || continue
+		fi
+		echo "$v"
+		return 0
+	done
 }
+# check_file KIND REL SHA: REL on the ESP holds the bytes SHA names
+check_file() {
+	local f
+	f=$(esp_sha "$2")
+	case $f in
+	"$3 $2") ;;
+	[0-9a-f]*" $2") nope "$1 $2: the ESP's bytes are not the ones the policy pins" ;;
+	*) nope "$1: $f" ;;
+	esac
+}
+check() {
+	local lr pol k p h v pv want have kr ip e first
+	if ! esp_manifest; then nope "$esp_why"; exit 1; fi
+	if [ -z "$m_loader" ]; then nope "kaslr-loader is not installed on $ESP (no $manifest): run $me install"; exit 1; fi
+	lr=$(loader_rel)
+	[ "$lr" = "$m_loader" ] || nope "INSTALL_PATH in $conf puts the loader at $lr, the ESP has it at $m_loader"
+	lr=$m_loader ip=$m_installpath
+	if ! pol=$(esp_show "$tool" "$lr" 2>/dev/null); then nope "$ESP/$lr: ${esp_why:-not kaslr-loader with a policy}"; exit 1; fi
+	# the loader: signed with install.conf's key, its pins on the ESP
+	if [ -n "$SIGN_CERT" ] && ! sbverify --cert "$SIGN_CERT" "$ESP/$lr" >/dev/null 2>&1; then
+		nope "$ESP/$lr is not signed with $SIGN_CERT"
+	fi
+	while read -r k p h; do check_file "$k" "$p" "$h"; done < <(esp_pins "$tool" "$lr")
+	# the policy's settings against install.conf's
+	want="pins"
+	[ "$TRUST" = shim ] && want="pins or shim"
+	# (kaslr-policy show explains "pins or shim" in parentheses)
+	have=$(printf '%s\n' "$pol" | sed -n 's/^trust *//p' | sed 's/ (.*//')
+	[ "$have" = "$want" ] || nope "the policy trusts $have, install.conf says TRUST=${TRUST:-pins}"
+	have=$(printf '%s\n' "$pol" | sed -n 's/^cmdline  //p')
+	[ "$have" = "$CMDLINE" ] || nope "the policy's command line is '$have', install.conf's CMDLINE '$CMDLINE'"
+	have=$(printf '%s\n' "$pol" | sed -n 's/^allow *//p' | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
+	want=$(printf '%s\n' "$ALLOW" | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
+	[ "$have" = "$want" ] || nope "the policy allows '${have% }', install.conf's ALLOW is '${want% }'"
+	# the kernel: the newest in /boot, as it is there
+	v=$(newest_kernel)
+	if [ -z "$v" ]; then
+		nope "no kernel in $boot${TRUST:+ that shim would start}"
+	elif [ "$TRUST" = shim ]; then
+		kr=$(dirname "$lr")/
+		kr=${kr#./}
+		esp_file "${kr}kaslr.conf" "$ESP_TEXT_MAX" &&
+			first=$(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' "$ESP/${kr}kaslr.conf" | head -n 1)
+		if [ "${first:-}" != "vmlinuz-$v" ]; then
+			nope "kaslr.conf names ${first:-no kernel} first, the newest kernel shim would start is vmlinuz-$v: run $me add $v"
+		elif ! esp_same "$boot/vmlinuz-$v" "${kr}vmlinuz-$v"; then
+			nope "$ESP/${kr}vmlinuz-$v is not $boot/vmlinuz-$v"
+		fi
+	else
+		pv=$(pinned_version)
+		if [ "$pv" != "$v" ]; then
+			nope "the loader pins kernel ${pv:-$(pinned_kernel)}, the newest in $boot is $v: run $me add $v"
+		else
+			if [ "$REPACK" != 1 ]; then
+				h=$(esp_pins "$tool" "$lr" | sed -n 's/^kernel [^ ]* //p')
+				[ "$h" = "$(sha256sum <"$boot/vmlinuz-$v" | cut -d' ' -f1)" ] || nope "the pinned kernel is not $boot/vmlinuz-$v"
+			fi
+			h=$(esp_pins "$tool" "$lr" | sed -n 's/^initrd [^ ]* //p' | head -n 1)
+			if [ -f "$boot/initrd.img-$v" ] && [ "$h" != "$(sha256sum <"$boot/initrd.img-$v" | cut -d' ' -f1)" ]; then
+				nope "the pinned initrd is not $boot/initrd.img-$v: run $me refresh $v"
+			fi
+		fi
+	fi
+	# what starts it: systemd-boot's entry, the Boot#### entry an install
+	# made, or the fallback path
+	e=loader/entries/kaslr-loader.conf
+	if esp_file "$e" "$ESP_TEXT_MAX"; then
+		grep -qx "efi  *//*$ip" "$ESP/$e" || nope "$ESP/$e does not start /$ip"
+	elif record_read "$state"; then
+		boot_is "$rec_num" "$rec_path" || nope "Boot$rec_num, which the install made, no longer starts $rec_path (efibootmgr -v)"
+	else
+		case $ip in
+		[Ee][Ff][Ii]/[Bb][Oo][Oo][Tt]/[Bb][Oo][Oo][Tt][Xx]64.[Ee][Ff][Ii]) ;;
+		*) nope "nothing starts /$ip: no systemd-boot entry, no Boot#### entry made by an install (run $me install on the running system)" ;;
+		esac
+	fi
+	[ "$disagree" = 0 ] || exit 1
+	echo "$me: check: the ESP ($ESP/$ip), what starts it, the policy and kernel $v agree"
+	exit 0
+}
+
 if [ "$TRUST" = shim ]; then
 	case $cmd in
-	add | refresh) shim_run ;;
-	remove) shim_run "$ver" ;;
+
+	add | refresh) shim_sync; [ $? = 2 ] || exit 0 ;;
+	remove) shim_sync "$ver"; [ $? = 2 ] || exit 0 ;;
 	esac
 fi
 
@@ -259,10 +539,10 @@ add)
 	install_version "$ver" "$image" "${initrds[@]}" || exit 1
 	;;
 refresh)
-	case $(pinned_kernel) in
-	"vmlinuz-$ver" | "vmlinux-$ver.gz") ;;
-	*) echo "$me: $ver is not the kernel on $ESP: nothing to do"; exit 0 ;;
-	esac
+	if [ "$(pinned_version)" != "$ver" ]; then
+		echo "$me: $ver is not the kernel on $ESP: nothing to do"
+		exit 0
+	fi
 	initrd=${1:-$boot/initrd.img-$ver}
 	set --
 	[ -f "$initrd" ] && set -- "$initrd"
@@ -270,10 +550,10 @@ refresh)
 	;;
 remove)
 	pinned=$(pinned_kernel)
-	case $pinned in
-	"vmlinuz-$ver" | "vmlinux-$ver.gz") ;;
-	*) echo "$me: $ver is not the kernel on $ESP: nothing to do"; exit 0 ;;
-	esac
+	if [ "$(name_version "$pinned")" != "$ver" ]; then
+		echo "$me: $ver is not the kernel on $ESP: nothing to do"
+		exit 0
+	fi
 	next=$(find "$boot" -maxdepth 1 -name 'vmlinuz-*' ! -name "vmlinuz-$ver" -printf '%f\n' |
 		sed 's/^vmlinuz-//' | sort -V | tail -n 1)
 	if [ -z "$next" ]; then
@@ -285,13 +565,25 @@ remove)
 	install_version "$next" "$boot/vmlinuz-$next" "$@" || exit 1
 	;;
 uninstall)
-	if [ ! -f "$ESP/$manifest" ]; then
+	esp_file "$manifest" "$ESP_TEXT_MAX"
+	if [ $? = 2 ]; then
 		echo "$me: nothing of kaslr-loader recorded on $ESP: left alone"
 		exit 0
 	fi
-	run_installer "uninstalling from $ESP" --uninstall --esp "$ESP" || exit 1
+	run_installer "uninstalling from $ESP" --uninstall --esp "$ESP" --state "$state" || exit 1
 	rm -f "$state/stamp"
 	;;
-*) die "unknown command $cmd (add, refresh, remove or uninstall)" ;;
+install)
+	release=${KASLR_LOADER_RELEASE:-$(uname -r)}
+	[ -f "$boot/vmlinuz-$release" ] || die "$boot/vmlinuz-$release: no such file (the running kernel's; installed from elsewhere? use $me add VERSION): nothing installed"
+	set --
+	[ -f "$boot/initrd.img-$release" ] && set -- "$boot/initrd.img-$release"
+	install_version "$release" "$boot/vmlinuz-$release" "$@" || exit 1
+	# TRUST=shim: kaslr.conf names the kernels shim would start
+	if [ "$TRUST" = shim ]; then shim_sync || exit 1; fi
+	echo "$me: installed kernel $release on $ESP; $me check says whether all agree"
+	;;
+check) check ;;
+*) die "unknown command $cmd (add, refresh, remove, uninstall, install or check)" ;;
 esac
 exit 0

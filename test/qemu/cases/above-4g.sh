@@ -1,5 +1,7 @@
 # above-4g - kaslr.min=4G with 6 GiB of RAM: the kernel must run above 4 GiB
-esp=$(mkesp "$NAME" "$P/kernel-exec.elf" EFI/BOOT/kaslr.conf="$(conf 'kaslr.min 4G')")
+# placement: edges
+place
+esp=$(mkesp "$NAME" "$P/kernel-exec.elf" EFI/BOOT/kaslr.conf="$(conf 'kaslr.min 4G' "${PLACE[@]}")")
 boot_payload "$esp" --mem 6G --cpu max
 expect_pass
 phys=$(kv "$LINE" phys)

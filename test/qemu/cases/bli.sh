@@ -3,9 +3,12 @@
 # runtime services (RT->GetVariable) and must find all seven, volatile, with
 # the loader's values: its name and version, its own path, the partition
 # GUID, firmware strings, and init < exec times.
+# placement: random - the variables it reads back do not depend on where the kernel lands
 uuid=0fc63daf-8483-4772-8e79-3d69d8477de4
 fat=$WORK/$NAME.fat
-test/qemu/mkesp.sh "$fat" "$LOADER" "$P/kernel-high.elf" || fail "mkesp failed"
+place
+test/qemu/mkesp.sh "$fat" "$LOADER" "$P/kernel-high.elf" EFI/BOOT/kaslr.conf="$(conf "${PLACE[@]}")" ||
+	fail "mkesp failed"
 test/qemu/mkgpt.sh "$WORK/$NAME.img" "$fat" "$uuid" || fail "mkgpt failed"
 rm -f "$fat"
 boot_payload "$WORK/$NAME.img" --cpu max

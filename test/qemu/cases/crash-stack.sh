@@ -2,12 +2,17 @@
 # stack runs into the guard page below it.  The #PF cannot be delivered on
 # that stack; the loader's gate for it switches to an interrupt stack of
 # its TSS, so the early-exception report names vector 14 and the guard
-# page in CR2 instead of the machine resetting on a triple fault.
-esp=$(mkesp "$NAME" "$P/kernel-high.elf" EFI/BOOT/kaslr.conf="$(conf 'cmdline payload.crash=stack')")
+# page in CR2 instead of the machine resetting on a triple fault.  Verbose,
+# for the loader's placement line at an edge.
+# placement: edges
+place
+esp=$(mkesp "$NAME" "$P/kernel-high.elf" \
+	EFI/BOOT/kaslr.conf="$(conf verbose 'cmdline payload.crash=stack' "${PLACE[@]}")")
 LOG=$WORK/$NAME.log
 test/qemu/boot.sh --log "$LOG" --cpu max --timeout 60 \
 	--until 'early exception.*link_rip=' "$esp"
 rc=$?
+placed
 guard=$(clean_log "$LOG" | sed -n 's/^payload: CRASHING stack guard=\(0x[0-9a-f]*\).*/\1/p' | tail -n 1)
 [ -n "$guard" ] || fail "the payload did not start overflowing its stack (rc=$rc)"
 rep=$(clean_log "$LOG" | grep -a 'early exception' | tail -n 1)

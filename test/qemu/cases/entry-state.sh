@@ -3,7 +3,9 @@
 # (and MCE as firmware had it), x87 as after FNINIT, MXCSR 0x1F80, XMM
 # registers zero (the payload fails on any of those), PICs and local APIC
 # LVT entries masked, and a TSC frequency the PIT agrees with
-boot_payload "$(mkesp "$NAME" "$P/kernel-high.elf")" --cpu max
+# placement: random - the CPU state at entry does not depend on where the kernel lands
+place
+boot_payload "$(mkesp "$NAME" "$P/kernel-high.elf" EFI/BOOT/kaslr.conf="$(conf "${PLACE[@]}")")" --cpu max
 expect_pass
 cr4=$(kv "$LINE" cr4)
 [ $((cr4 & ~0x40)) = $((0x620)) ] || fail "cr4=$cr4, want 0x620 (| 0x40)"

@@ -2,6 +2,7 @@
 # in link order: none moved (fgk.expect=linked makes a moved one a
 # failure), KB_FLAG_FGKASLR clear and the hand-off's counts zero, every
 # route and both tables still checked
+# placement: no edge - nokaslr is its subject: the lowest slot and the functions in link order
 esp=$(mkesp "$NAME" "$P/kernel-fgk.elf" EFI/BOOT/kaslr.conf="$(conf nokaslr 'cmdline fgk.expect=linked')")
 boot_payload "$esp" --cpu max
 expect_pass

@@ -9,6 +9,7 @@
 #   k5  k4 under nokaslr: refused all the same (nokaslr never lets a kernel
 #       boot that would not boot without it)
 # No payload may run.  The lines are compared whole: they are the subject.
+# placement: no edge - the loader refuses every kernel before it places anything
 hint='link with -ffunction-sections --emit-relocs, .text.* left out of the linker script (include/PROTOCOL.md, function-granular KASLR)'
 # note(DESCSZ, DESC): name "KASLR", type 2, the descriptor as printf text
 note() {

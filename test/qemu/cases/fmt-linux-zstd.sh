@@ -3,9 +3,11 @@
 # a file): libzstd decodes straight into the output buffer one block per
 # call, with only its context and one block set aside, and the kernel boots
 # where the loader put it (every check of linux_boot)
+# placement: random - linux-rootfs boots this vmlinux at the edges; how it is compressed does not change where it lands
 . test/linux/lib.sh
 . test/linux/payload.sh
-linux_payload_esp generic xz
+place
+linux_payload_esp generic xz "${PLACE[@]}"
 linux_recompressed_esp zst zstd -q -3 -T2 -c
 linux_boot --mem 1G
 grep -qa 'decompressing [0-9]* bytes (zstd)' "$WORK/$NAME.1.clean" || fail "no zstd decompression line"

@@ -2,11 +2,13 @@
 # is: the loader signed with sbsign (OVMF here does not enforce Secure Boot,
 # so this proves signing leaves a working image), the kernel as kernel.elf
 # beside it, and CONF= as kaslr.conf, whose command line reaches the payload.
+# placement: random - what make install writes boots or not wherever the kernel lands
 E=$WORK/$NAME.dir
 rm -rf "$E"; mkdir -p "$E"
 openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 1 -subj /CN=kaslr-loader-test \
 	-keyout "$WORK/$NAME.key" -out "$WORK/$NAME.crt" >/dev/null 2>&1 || fail "openssl"
-printf 'cmdline console=ttyS0 installed=1\n' >"$WORK/$NAME.conf"
+place
+printf '%s\n' 'cmdline console=ttyS0 installed=1' "${PLACE[@]}" >"$WORK/$NAME.conf"
 make --no-print-directory install ESP="$E" KERNEL="$P/kernel-high.elf.gz" CONF="$WORK/$NAME.conf" \
 	SIGN_KEY="$WORK/$NAME.key" SIGN_CERT="$WORK/$NAME.crt" >"$WORK/$NAME.make.log" 2>&1 ||
 	fail "make install: $(tail -n 2 "$WORK/$NAME.make.log")"

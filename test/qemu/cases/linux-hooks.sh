@@ -5,6 +5,7 @@
 # the command line; the hook copies, pins, signs and installs it at the
 # fallback path, and that ESP boots the kernel under Secure Boot with the
 # configured command line (the checks of test/linux/lib.sh).
+# placement: random - linux-rootfs and linux-sb boot this kernel at the edges, without and with Secure Boot
 . test/linux/lib.sh
 gz=$(test/linux/fetch.sh) || fail "no Debian kernel: test/linux/fetch.sh failed (message above)"
 TEXT_LINK=$(sed -n 's/^text_link=//p' "$gz.facts") BRK_LINK=$(sed -n 's/^brk_link=//p' "$gz.facts")
@@ -16,11 +17,12 @@ rm -rf "$R" "$E" "$WORK/$NAME.state"; mkdir -p "$E"
 make --no-print-directory install-hooks DESTDIR="$R" >"$WORK/$NAME.hooks.log" 2>&1 ||
 	fail "make install-hooks: $(tail -n 2 "$WORK/$NAME.hooks.log")"
 sb_key
+place
 cat >"$WORK/$NAME.conf" <<CONF
 ESP=$E
 INSTALL_PATH=EFI/BOOT/BOOTX64.EFI
 CMDLINE="$LINUX_CMDLINE"
-ALLOW=verbose
+ALLOW="verbose $PLACE_ALLOW"
 SIGN_KEY=$SB_KEY
 SIGN_CERT=$SB_CERT
 CONF
@@ -32,8 +34,8 @@ KASLR_LOADER_CONF=$WORK/$NAME.conf KASLR_LOADER_LIB=$R/usr/lib/kaslr-loader \
 	fail "the postinst hook: $(tail -n 2 "$WORK/$NAME.postinst.log")"
 cmp -s "$E/EFI/BOOT/vmlinuz-$V" "$vmlinuz" || fail "the hook put no copy of vmlinuz-$V on the ESP"
 # verbose (install.conf's ALLOW lets it through under Secure Boot) for the
-# checks' loader lines
-printf 'verbose\n' >"$E/EFI/BOOT/kaslr.conf"
+# checks' loader lines, and place's options (ALLOW too)
+printf '%s\n' verbose "${PLACE[@]}" >"$E/EFI/BOOT/kaslr.conf"
 LINUX_ESP=$(dir_img "$E")
 linux_boot --cpu max --secureboot
 clean_log "$LOG" | grep -q "Kernel command line: $LINUX_CMDLINE\$" || fail "the kernel's command line is not install.conf's"

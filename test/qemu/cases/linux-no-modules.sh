@@ -2,6 +2,7 @@
 # Linux kernel, the loader refuses it in one line naming the file and the
 # protocol, and goes back to the firmware (which then runs its shell:
 # nothing is handed over, no Linux banner)
+# placement: no edge - the loader refuses module= with a Linux kernel before it places anything
 . test/linux/lib.sh
 head -c 4096 /dev/zero >"$WORK/$NAME.mod"
 linux_esp 'module m.bin'

@@ -15,6 +15,7 @@
 # unified kernel image named in kaslr.conf (test/linux/uki.sh) predicts
 # PCR 11 as systemd-measure calculates it, and a command line passed to it
 # PCR 12 as its stub measures it (UTF-16 with its NUL).
+# placement: no edge - it predicts PCRs, which record files, settings and the command line; kaslr.seed= or kaslr.phys= from place would be one more setting to predict
 . test/linux/user.sh
 . test/linux/evlog.sh
 . test/linux/uki.sh

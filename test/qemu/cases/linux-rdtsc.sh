@@ -4,10 +4,11 @@
 # given no seed it would credit: its own log does not show the RNG ready
 # at 0.000000 (before it had a clock), as it would with a seed handed over
 # in setup_data or the LINUX_EFI_RANDOM_SEED table
+# placement: random - linux-rootfs boots this kernel at the edges; the CPU model does not change where it lands
 . test/linux/lib.sh
 # linux_esp's arguments are optional kaslr.conf lines; this case adds none
-# shellcheck disable=SC2119
-linux_esp
+place
+linux_esp "${PLACE[@]}"
 linux_boot --cpu qemu64 --mem 1G
 read -r -a sources <<<"$LX_RNG"
 [ "${sources[*]}" = rdtsc ] || fail "entropy sources '$LX_RNG', want rdtsc only"

@@ -2,8 +2,10 @@
 # virtio_pci, virtio_blk and ext4 (with what they need) from the kernel
 # package itself, mounts the ext4 disk the test made on /dev/vda read-only,
 # and switch_roots into it; its /sbin/init reports what it runs on.
+# placement: edges
 . test/linux/user.sh
-user_boot generic 'console=ttyS0 panic=-1 quiet kl.mode=root ro' -- --cpu max \
+place
+user_boot generic 'console=ttyS0 panic=-1 quiet no_timer_check kl.mode=root ro' "${PLACE[@]}" -- --cpu max \
 	--vdisk "$B/linux/userspace/root.img"
 user_check_common
 line=$(clean_log "$LOG" | grep -a '^linux-root: REPORT' | tail -n 1)

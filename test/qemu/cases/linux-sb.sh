@@ -5,13 +5,16 @@
 # of exactly the 11 MB file the policy pins.  The kernel learns the Secure
 # Boot state from boot_params (as from its own EFI stub) and locks itself
 # down, and finds the TPM event log through the table the loader installed.
+# placement: edges
 . test/linux/lib.sh
 gz=$(test/linux/fetch.sh) || fail "no Debian kernel: test/linux/fetch.sh failed (message above)"
 TEXT_LINK=$(sed -n 's/^text_link=//p' "$gz.facts") BRK_LINK=$(sed -n 's/^brk_link=//p' "$gz.facts")
 T=$WORK/$NAME.esp
-sb_install "$T" KERNEL="$gz" CMDLINE="$LINUX_CMDLINE" ALLOW=verbose
-# verbose, which the policy allows, for the checks' loader lines
-printf 'verbose\n' >"$T/EFI/BOOT/kaslr.conf"
+sb_install "$T" KERNEL="$gz" CMDLINE="$LINUX_CMDLINE" ALLOW="verbose $PLACE_ALLOW"
+# verbose, which the policy allows, for the checks' loader lines, and
+# place's options, which it allows too
+place
+printf '%s\n' verbose "${PLACE[@]}" >"$T/EFI/BOOT/kaslr.conf"
 LINUX_ESP=$(dir_img "$T")
 linux_boot --cpu max --secureboot --tpm "$WORK/$NAME.tpm"
 c=$(clean_log "$LOG")

@@ -6,11 +6,13 @@
 # other, LoaderRandomSeed (what systemd 252 credits, and bootctl's "Passed
 # to OS") holds 32 bytes; the loader did not warn about weak entropy; the file on the disk
 # image holds new bytes afterwards.
+# placement: random - linux-rootfs boots this kernel at the edges; the seed file does not change where it lands
 . test/linux/user.sh
 seed=$WORK/$NAME.seed
 head -c 512 /dev/urandom >"$seed.0"
 USER_ESP_FILES="loader/random-seed=$seed.0"
-user_boot generic 'console=ttyS0 panic=-1 quiet' -- --cpu qemu64
+place
+user_boot generic 'console=ttyS0 panic=-1 quiet no_timer_check' "${PLACE[@]}" -- --cpu qemu64
 user_check_common
 [ "$U_CRNG" = 0.000000 ] || fail "crng init done at '$U_CRNG', want 0.000000 (a credited seed from the loader)"
 [ "$U_RSEED" = 32 ] || fail "LoaderRandomSeed through efivarfs: '$U_RSEED' bytes, want 32"

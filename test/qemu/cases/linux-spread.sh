@@ -1,13 +1,16 @@
-# linux-spread - five boots of the stock Debian kernel (RDRAND path, 1 GiB):
+# linux-spread - three boots of the stock Debian kernel (RDRAND path, 1 GiB):
 # each time the kernel's own "Kernel Offset", its image reservation and its
 # e820 table equal what the loader chose and handed over (test/linux/lib.sh);
-# at least four distinct virtual offsets and four distinct physical bases
+# not the same virtual offset three times, nor the same physical base (of
+# some 450 positions each: all three equal by chance about once in 200,000
+# runs; the many boots of the other cases check every placement's checks)
+# placement: no edge - its subject is the loader's own draw: three boots on its entropy, not always the same place
 . test/linux/lib.sh
 # linux_esp's arguments are optional kaslr.conf lines; this case adds none
 # shellcheck disable=SC2119
 linux_esp
 virts=() physs=()
-for i in 1 2 3 4 5; do
+for i in 1 2 3; do
 	linux_boot --cpu max --mem 1G
 	case $LX_RNG in *rdrand*) ;; *) fail "boot $i: entropy sources '$LX_RNG', want rdrand" ;; esac
 	case $LX_RNG in *efi-rng*) fail "boot $i: efi-rng without virtio-rng" ;; esac
@@ -15,6 +18,6 @@ for i in 1 2 3 4 5; do
 done
 nv=$(printf '%s\n' "${virts[@]}" | sort -u | wc -l)
 np=$(printf '%s\n' "${physs[@]}" | sort -u | wc -l)
-[ "$nv" -ge 4 ] || fail "only $nv distinct virtual offsets in 5 boots: ${virts[*]}"
-[ "$np" -ge 4 ] || fail "only $np distinct physical bases in 5 boots: ${physs[*]}"
+[ "$nv" -ge 2 ] || fail "one virtual offset in 3 boots: ${virts[*]}"
+[ "$np" -ge 2 ] || fail "one physical base in 3 boots: ${physs[*]}"
 ok "offsets: ${virts[*]}; bases: ${physs[*]}"

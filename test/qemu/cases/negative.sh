@@ -8,6 +8,7 @@
 # message for its own cause, word for word where a newcomer reads it - and
 # return an EFI error; the shell must go on to the next, and no payload may
 # run.
+# placement: no edge - the loader refuses every run before it places anything
 cases=$B/corpus/cases
 [ -d "$cases" ] || test/corpus/run.sh >/dev/null 2>&1
 [ -d "$cases" ] || fail "no malformed-kernel corpus in $cases (test/corpus/run.sh failed)"

@@ -7,6 +7,7 @@
 # byte-identical, the entry make install writes must be the guide's entry
 # text, and booting that entry (OVMF, systemd-boot unsigned, so without
 # Secure Boot) must give the payload's PASS with the guide's command line.
+# placement: no edge - its subject is the administrator's guide's install and entry as written, which add no option
 DOC=docs/admin-guide.md
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 [ -f "$SDBOOT" ] || fail "no $SDBOOT (make deps installs systemd-boot-efi)"

@@ -1,15 +1,17 @@
 # options - load options (UCS-2, from the UEFI shell's command line) override
 # kaslr.conf beside the loader, and the command line after `--` reaches the
 # kernel; an unknown key is refused with a line naming it and an EFI error
+# placement: random - how load options are read does not depend on where the kernel lands
 img=$(shell_esp) || fail "cannot build the shell ESP"
 nsh=$WORK/$NAME.nsh
 mcopy -i "$img" "$P/kernel-high.elf.gz" ::/EFI/kaslr/k.gz
 # the file names a kernel that does not exist and another command line
 mcopy -i "$img" "$(conf '# kaslr.conf: overridden below' 'kernel \EFI\kaslr\absent.elf' 'cmdline from-the-file')" ::/EFI/kaslr/kaslr.conf
-cat >"$nsh" <<'NSH'
-fs0:\EFI\kaslr\loader.efi kernel=\EFI\kaslr\k.gz kaslr.bogus=1 -- not used
+place
+cat >"$nsh" <<NSH
+fs0:\\EFI\\kaslr\\loader.efi kernel=\\EFI\\kaslr\\k.gz kaslr.bogus=1 -- not used
 echo "unknown-key returned %lasterror%"
-fs0:\EFI\kaslr\loader.efi kernel=\EFI\kaslr\k.gz -- console=ttyS0 from-options x=1 "quoted words"
+fs0:\\EFI\\kaslr\\loader.efi kernel=\\EFI\\kaslr\\k.gz $PLACE_OPTS -- console=ttyS0 from-options x=1 "quoted words"
 echo "good run returned %lasterror%"
 NSH
 mcopy -i "$img" "$nsh" ::/startup.nsh

@@ -1,5 +1,6 @@
 # quiet - without verbose the loader prints one line, what it loads and from
 # where, and no address, offset or slot count
+# placement: no edge - its subject is the one line a boot without options prints; kaslr.seed= and kaslr.phys= add their warnings
 boot_payload "$(mkesp "$NAME" "$P/kernel-high.elf")" --cpu max
 expect_pass
 lines=$(clean_log "$LOG" | grep '^kaslr-loader: ')

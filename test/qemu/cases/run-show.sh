@@ -1,7 +1,9 @@
 # run-show - what `make run` shows (test/qemu/boot.sh --show): the QEMU
 # command first, reusable as printed; the loader's one quiet line; the
 # payload's report; and no escape code or CR from the firmware's console
-esp=$(mkesp "$NAME" "$P/kernel-pie.elf")
+# placement: random - what make run shows does not depend on where the kernel lands
+place
+esp=$(mkesp "$NAME" "$P/kernel-pie.elf" EFI/BOOT/kaslr.conf="$(conf "${PLACE[@]}")")
 out=$WORK/$NAME.out
 LOG=$WORK/$NAME.log
 test/qemu/boot.sh --show --log "$LOG" --timeout 120 "$esp" </dev/null >"$out" 2>&1

@@ -10,6 +10,7 @@
 # physical base the payload reports nor the verbose step lines.  Then the
 # same kaslr.conf with a policy that allows verbose (ALLOW=verbose): the
 # verbose lines are there, with the payload's base among them.
+# placement: no edge - its subject is that Secure Boot ignores kaslr.conf's kaslr.seed=, kaslr.phys= and kaslr.virt=
 want="console=ttyS0 from.policy=1"
 T=$WORK/$NAME.esp
 conf_lines() {

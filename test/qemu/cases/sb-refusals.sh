@@ -3,6 +3,7 @@
 #   1. the kernel file changed by one byte after make install;
 #   2. a signed loader that carries no policy (the plain build, signed);
 #   3. a signed loader whose policy section is malformed (one header byte)
+# placement: no edge - the loader refuses every boot before it places anything
 T=$WORK/$NAME.esp
 sb_install "$T" TEST_KERNEL=1 CMDLINE=tampered
 k=$T/EFI/BOOT/kernel-pie.elf

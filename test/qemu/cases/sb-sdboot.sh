@@ -4,6 +4,7 @@
 # is booted: another kernel, nokaslr, kaslr.seed= and a command line after
 # "--".  The payload shows the policy's kernel and command line, no
 # NOKASLR/FIXED_SEED flag.
+# placement: no edge - its subject is that Secure Boot ignores the entry's options, kaslr.seed= among them
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 [ -f "$SDBOOT" ] || fail "no $SDBOOT (make deps installs systemd-boot-efi)"
 want="console=ttyS0 via.sdboot=1"

@@ -3,9 +3,13 @@
 # unauthenticated, so alone it does not count as entropy (as systemd-boot
 # under Secure Boot): the payload sees the weak flag and no seed-file bit,
 # the loader warns why - and the file is still replaced by new bytes
+# placement: random - the seed file and its entropy do not depend on where the kernel lands
 seed=$WORK/$NAME.seed
 head -c 512 /dev/urandom >"$seed.0"
-sb_install "$WORK/$NAME.esp" KERNEL="$P/kernel-pie.elf"
+# place's options, which the policy allows
+place
+sb_install "$WORK/$NAME.esp" KERNEL="$P/kernel-pie.elf" ALLOW="$PLACE_ALLOW"
+printf '%s\n' "${PLACE[@]}" >"$WORK/$NAME.esp/EFI/BOOT/kaslr.conf"
 img=$(dir_img "$WORK/$NAME.esp" loader/random-seed="$seed.0")
 boot_payload "$img" --secureboot --cpu qemu64 --timeout 120
 expect_pass

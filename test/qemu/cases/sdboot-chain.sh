@@ -10,14 +10,16 @@
 # the LINUX_EFI_RANDOM_SEED table) leaves a seed, which the loader mixes in:
 # the payload finds the earlier-stage bit (0x20) in its entropy sources,
 # on -cpu qemu64 where nothing else would be strong but the file.
+# placement: random - what systemd-boot hands over does not depend on where the kernel lands
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 [ -f "$SDBOOT" ] || fail "no $SDBOOT (make deps installs systemd-boot-efi)"
 uuid=6c1a5e1f-2b3d-4e5f-8a9b-0c1d2e3f4a5b
 want="console=ttyS0 sdboot.marker=1 foo=bar"
 printf 'default kaslr.conf\ntimeout 0\nrandom-seed-mode always\n' >"$WORK/$NAME.loader.conf"
 head -c 512 /dev/urandom >"$WORK/$NAME.seed"
+place
 printf '%s\n' 'title kaslr-loader (test)' 'efi /EFI/kaslr/kaslr-loader.efi' \
-	"options kernel=\\EFI\\kaslr\\kernel.elf -- $want" >"$WORK/$NAME.entry.conf"
+	"options kernel=\\EFI\\kaslr\\kernel.elf $PLACE_OPTS -- $want" >"$WORK/$NAME.entry.conf"
 fat=$WORK/$NAME.fat
 test/qemu/mkesp.sh "$fat" "$SDBOOT" - \
 	EFI/kaslr/kaslr-loader.efi="$LOADER" EFI/kaslr/kernel.elf="$P/kernel-pie.elf" \

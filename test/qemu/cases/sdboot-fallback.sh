@@ -6,16 +6,18 @@
 # starts systemd-boot again, from the same ESP in the same boot: that entry
 # (a relative kernel= path, resolved beside the loader) must reach the
 # payload.  So nothing the failed run did leaked into the next one.
+# placement: random - the fallback after a refusal does not depend on where the kernel lands
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
 [ -f "$SDBOOT" ] || fail "no $SDBOOT (make deps installs systemd-boot-efi)"
 bad=$WORK/$NAME.bad.elf
+place
 head -c 3000 "$P/kernel-pie.elf" >"$bad"
 printf 'default bad.conf\ntimeout 0\n' >"$WORK/$NAME.loader1.conf"
 printf 'default good.conf\ntimeout 0\n' >"$WORK/$NAME.loader2.conf"
 printf '%s\n' 'title kaslr-loader, truncated kernel' 'efi /EFI/kaslr/kaslr-loader.efi' \
 	'options kernel=\EFI\kaslr\bad.elf -- console=ttyS0 entry=bad' >"$WORK/$NAME.bad.conf"
 printf '%s\n' 'title kaslr-loader, good kernel' 'efi /EFI/kaslr/kaslr-loader.efi' \
-	'options kernel=kernel.elf -- console=ttyS0 entry=good' >"$WORK/$NAME.good.conf"
+	"options kernel=kernel.elf $PLACE_OPTS -- console=ttyS0 entry=good" >"$WORK/$NAME.good.conf"
 printf '%s\r\n' '@echo -off' 'echo "shell: firmware fell back"' 'fs0:' \
 	'cp -q \loader\loader2.conf \loader\loader.conf' \
 	'echo "shell: starting systemd-boot again"' '\EFI\BOOT\BOOTX64.EFI' \

@@ -13,6 +13,7 @@
 # stands as a word in the kernel file itself, so that the file's bytes, if
 # left in memory, would read as this boot's base; once with kaslr.seed=
 # (whose placement seed is public, but whose pool output is not).
+# placement: no edge - it places the kernel itself: at a word of the kernel file (kaslr.phys=), with its own kaslr.seed=
 at=$(od -An -v -t x8 -w8 "$P/kernel-pie.elf" | gawk '{v = strtonum("0x" $1)}
 	v >= 32 * 2^20 && v < 512 * 2^20 && v % (2 * 2^20) == 0 {printf "0x%x\n", v; exit}')
 [ -n "$at" ] || fail "no 2 MiB-aligned word between 32 and 512 MiB in kernel-pie.elf"

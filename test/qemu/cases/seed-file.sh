@@ -7,9 +7,11 @@
 # has systemd's random-seed bit (1 << 6) and nothing else.  On a read-only
 # ESP the file cannot be rewritten: not counted, the boot weak.  A 31-byte
 # file is below systemd-boot's minimum: not used, not rewritten, weak.
+# placement: random - the seed file and its entropy do not depend on where the kernel lands
 seed=$WORK/$NAME.seed
 head -c 512 /dev/urandom >"$seed.0"
-img=$(mkesp "$NAME" "$P/kernel-pie.elf" loader/random-seed="$seed.0")
+place
+img=$(mkesp "$NAME" "$P/kernel-pie.elf" loader/random-seed="$seed.0" EFI/BOOT/kaslr.conf="$(conf "${PLACE[@]}")")
 sources() { printf '%d' "$(kv "$LINE" sources)"; }
 for i in 1 2; do
 	boot_payload "$img" --cpu qemu64

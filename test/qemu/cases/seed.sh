@@ -1,5 +1,6 @@
 # seed - kaslr.seed= makes placement reproducible (flagged, warned) while the
 # other entropy (virtio-rng) still differs; a different seed moves the kernel
+# placement: no edge - kaslr.seed= is its subject: its own two seeds, twice one of them
 s1=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 s2=fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210
 esp=$(mkesp "$NAME" "$P/kernel-high.elf" EFI/BOOT/kaslr.conf="$(conf "kaslr.seed $s1")")

@@ -5,15 +5,17 @@
 # pin against the digest the firmware computed for its measurement (read
 # back from the event log record), so a wrong pin is still refused and the
 # right one says where its digest came from (verbose).
+# placement: random - the pin is checked before anything is placed
 k=$P/kernel-pie.elf.gz
 good=$(sha256sum "$k" | cut -d' ' -f1)
 bad=$(printf '%s' "$good" | tr '0-9a-f' '1-9a-f0')
 img=$(shell_esp) || fail "cannot build the shell ESP"
 mcopy -i "$img" "$k" ::/EFI/kaslr/k.gz
+place
 cat >"$WORK/$NAME.nsh" <<NSH
 fs0:\\EFI\\kaslr\\loader.efi kernel=k.gz sha256=$bad
 echo "mismatch returned %lasterror%"
-fs0:\\EFI\\kaslr\\loader.efi kernel=k.gz sha256=$good verbose -- pinned=1
+fs0:\\EFI\\kaslr\\loader.efi kernel=k.gz sha256=$good verbose $PLACE_OPTS -- pinned=1
 NSH
 mcopy -i "$img" "$WORK/$NAME.nsh" ::/startup.nsh
 tpm=$WORK/$NAME.tpm

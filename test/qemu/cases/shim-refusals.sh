@@ -8,6 +8,7 @@
 #   3. the firmware starting the loader directly (no shim): only pins
 #      count, the signed kernel is refused with the "shim is absent" line,
 #      while the pinned test kernel still boots (payload PASS).
+# placement: no edge - its subject is what TRUST=shim refuses; its one boot that runs is the control
 sb_shim
 signed=$(test/linux/fetch.sh signed) || fail "no Debian signed kernel: test/linux/fetch.sh signed failed"
 unsigned=$B/linux/vmlinuz

@@ -5,10 +5,14 @@
 #      policy's command line (payload PASS);
 #   2. the same signed loader with its .sbat section removed (and signed
 #      again) is refused by shim before it runs: no loader line, no payload.
+# placement: random - what shim checks does not depend on where the kernel lands
 sb_shim
 want="console=ttyS0 via=shim"
 T=$WORK/$NAME.esp
-sb_install "$T" TEST_KERNEL=1 CMDLINE="$want" SHIM="$SHIM_EFI"
+# place's options, which the policy allows
+place
+sb_install "$T" TEST_KERNEL=1 CMDLINE="$want" SHIM="$SHIM_EFI" ALLOW="$PLACE_ALLOW"
+printf '%s\n' "${PLACE[@]}" >"$T/EFI/BOOT/kaslr.conf"
 cmp -s "$T/EFI/BOOT/BOOTX64.EFI" "$SHIM_EFI" || fail "BOOTX64.EFI is not shim"
 cmp -s "$T/EFI/BOOT/mmx64.efi" "$WORK/shim/mmx64.efi" || fail "no mmx64.efi beside shim"
 "$B/tools/kaslr-policy" show "$T/EFI/BOOT/grubx64.efi" >/dev/null 2>&1 || fail "grubx64.efi is not kaslr-loader"

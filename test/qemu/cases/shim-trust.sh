@@ -8,6 +8,7 @@
 # from that initrd (its data file hashes right), /proc/cmdline is the
 # policy's (kaslr.conf's line ignored); PCR 9
 # holds exactly the kernel file then the initrd.
+# placement: random - linux-rootfs and linux-sb boot this kernel at the edges; what shim verifies does not depend on where it lands
 . test/linux/user.sh
 sb_shim
 signed=$(test/linux/fetch.sh signed) || fail "no Debian signed kernel: test/linux/fetch.sh signed failed"
@@ -16,12 +17,14 @@ U_DIR=$(test/linux/initramfs.sh generic) || fail "no initramfs"
 # miss its ticks and panic ("IO-APIC + timer doesn't work!")
 want='console=ttyS0 panic=-1 quiet no_timer_check kl.marker=shim'
 T=$WORK/$NAME.esp
-sb_install "$T" TEST_KERNEL=1 CMDLINE="$want" SHIM="$SHIM_EFI" TRUST=shim
+place
+sb_install "$T" TEST_KERNEL=1 CMDLINE="$want" SHIM="$SHIM_EFI" TRUST=shim ALLOW="$PLACE_ALLOW"
 "$B/tools/kaslr-policy" show "$T/EFI/BOOT/grubx64.efi" | grep -q '^trust *pins or shim' ||
 	fail "the policy does not trust shim"
 cp "$signed" "$T/EFI/BOOT/vmlinuz-signed" || fail "copying the kernel"
 cp "$U_DIR/initrd.img" "$T/EFI/BOOT/initrd.img" || fail "copying the initrd"
-printf '%s\n' 'kernel vmlinuz-signed' 'initrd initrd.img' 'cmdline console=ttyS0 init=/bin/sh' \
+# and place's options, which the policy allows
+printf '%s\n' 'kernel vmlinuz-signed' 'initrd initrd.img' 'cmdline console=ttyS0 init=/bin/sh' "${PLACE[@]}" \
 	>"$T/EFI/BOOT/kaslr.conf"
 tpm=$WORK/$NAME.tpm
 rm -rf "$tpm"
@@ -29,6 +32,7 @@ LOG=$WORK/$NAME.log
 test/qemu/boot.sh --log "$LOG" --timeout 300 --secureboot --tpm "$tpm" --mem 1G \
 	--until 'linux-init: REPORT|Kernel Offset|end Kernel panic|kaslr-loader: error' "$(dir_img "$T")"
 RC=$?
+placed
 c=$(clean_log "$LOG")
 line=$(printf '%s\n' "$c" | grep -a '^linux-init: REPORT' | tail -n 1)
 [ -n "$line" ] || fail "no report from the kernel's userspace (boot.sh status $RC)"

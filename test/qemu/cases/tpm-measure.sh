@@ -6,9 +6,13 @@
 #   PCR 9  = SHA256(0^32 || SHA256(kernel file))    EV_EVENT_TAG, its ESP path
 #   PCR 12 = SHA256(0^32 || SHA256(UTF-16LE(cmdline)))  EV_IPL, the cmdline
 #   PCR 5 record: SHA256 of the policy (kaslr-policy show), "kaslr-loader policy"
+# placement: random - what is measured does not depend on where the kernel lands
 want="console=ttyS0 measured=1"
 T=$WORK/$NAME.esp
-sb_install "$T" KERNEL="$P/kernel-pie.elf.gz" CMDLINE="$want"
+# place's options, which the policy allows
+place
+sb_install "$T" KERNEL="$P/kernel-pie.elf.gz" CMDLINE="$want" ALLOW="$PLACE_ALLOW"
+printf '%s\n' "${PLACE[@]}" >"$T/EFI/BOOT/kaslr.conf"
 tpm=$WORK/$NAME.tpm
 rm -rf "$tpm"
 boot_payload "$(dir_img "$T")" --secureboot --timeout 120 --tpm "$tpm"

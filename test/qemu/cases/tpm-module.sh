@@ -4,16 +4,19 @@
 # log the payload reads back must hold the module's record (tag
 # 0x4b4c4d4f, its ESP path) after the kernel's: a module swapped on the ESP
 # changes PCR 9.  PCR 5 holds the settings record (tag 0x4b4c5354): its
-# digest is the SHA-256 of the settings text kaslr.conf(5) documents,
-# written out here, which `kaslr-policy settings --conf` must also print
-# for the same kaslr.conf; a second boot whose module string alone differs
-# changes PCR 5 but not PCR 9.
+# digest is the SHA-256 of the settings text kaslr.conf(5) documents, written out
+# here, which `kaslr-policy settings --conf` must also print for the
+# same kaslr.conf and options, and a second boot whose module string alone differs changes PCR 5
+# but not PCR 9.  Both boots take the same options of place's (their
+# kaslr.seed= as its SHA-256, their placement as written, in the text).
+# placement: random - what is measured does not depend on where the kernel lands
 m=$WORK/$NAME.m1
 head -c 7000 /dev/urandom >"$m"
 tpm=$WORK/$NAME.tpm
+place
 boot_module() { # boot_module STRING: one boot with the module given STRING
 	local cf esp
-	cf=$(conf "module m1.bin $1")
+	cf=$(conf "module m1.bin $1" "${PLACE[@]}")
 	esp=$(mkesp "$NAME" "$P/kernel-pie.elf" EFI/BOOT/m1.bin="$m" EFI/BOOT/kaslr.conf="$cf")
 	rm -rf "$tpm"
 	boot_payload "$esp" --timeout 120 --tpm "$tpm"
@@ -35,12 +38,26 @@ recs=$(clean_log "$LOG" | grep '^payload-tpm: pcr=9 ')
 	fail "second PCR 9 record is not the module's: '$recs'"
 
 # the settings text: every key with its effective value (kaslr.conf(5))
-settings=$'kaslr-loader settings 1\nverbose=0\nnokaslr=0\nkernel=\nkaslr.seed=none\nsha256=none\nkaslr.min=0x1000000\nkaslr.max=0x0\nkaslr.maxsize=0x20000000\nmodule=m1.bin,tpm-module\nkaslr.phys=random\nkaslr.virt=random\n'
+seed=${PLACE_OPTS%% *}
+seed_sha=$(printf '%s' "${seed#kaslr.seed=}" | xxd -r -p | h)
+settings="kaslr-loader settings 1
+verbose=0
+nokaslr=0
+kernel=
+kaslr.seed=sha256:$seed_sha
+sha256=none
+kaslr.min=0x1000000
+kaslr.max=0x0
+kaslr.maxsize=0x20000000
+module=m1.bin,tpm-module
+kaslr.phys=$TEST_PLACEMENT
+kaslr.virt=$TEST_PLACEMENT
+"
 s_sha=$(printf '%s' "$settings" | h)
 rec=$(clean_log "$LOG" | grep '^payload-tpm: pcr=5 .* tag=0x4b4c5354 ')
 [ "$rec" = "payload-tpm: pcr=5 type=0x6 sha256=$s_sha tag=0x4b4c5354 desc=$(printf '%s' "$settings" | tr '\n' '?')" ] ||
 	fail "PCR 5 settings record: '$rec', want sha256=$s_sha"
-tool=$("$B/tools/kaslr-policy" settings --conf "$(conf "module m1.bin tpm-module")" | h)
+tool=$("$B/tools/kaslr-policy" settings --conf "$(conf "module m1.bin tpm-module" "${PLACE[@]}")" | h)
 [ "$tool" = "$s_sha" ] || fail "kaslr-policy settings --conf gives sha256=$tool, the loader measured $s_sha"
 
 boot_module tpm-module-renamed

@@ -5,7 +5,9 @@
 # comes out right.  The payload's own PIT measurement (bracketed the same
 # way) must agree with the loader's tsc_hz to within 10 % (its check
 # allows 2x)
-esp=$(mkesp "$NAME" "$P/kernel-pie.elf")
+# placement: random - the clocks it compares do not depend on where the kernel lands
+place
+esp=$(mkesp "$NAME" "$P/kernel-pie.elf" EFI/BOOT/kaslr.conf="$(conf "${PLACE[@]}")")
 boot_payload "$esp" --cpu max --stutter-fine --timeout 300
 expect_pass
 t=$(kv "$LINE" tsc_khz) p=$(kv "$LINE" pit_khz)

@@ -3,7 +3,9 @@
 # clocks run on while it cannot read them; the payload's PIT measurement
 # (each end a latched count bracketed by TSC reads) must still agree with
 # the loader's tsc_hz, to within 10 % (the check itself allows 2x)
-esp=$(mkesp "$NAME" "$P/kernel-pie.elf")
+# placement: random - the clocks it compares do not depend on where the kernel lands
+place
+esp=$(mkesp "$NAME" "$P/kernel-pie.elf" EFI/BOOT/kaslr.conf="$(conf "${PLACE[@]}")")
 boot_payload "$esp" --cpu max --stutter --timeout 300
 expect_pass
 t=$(kv "$LINE" tsc_khz) p=$(kv "$LINE" pit_khz)

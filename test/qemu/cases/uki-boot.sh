@@ -2,9 +2,8 @@
 # (`kernel \EFI\Linux\uki.efi`): Debian's cloud kernel, the suite's busybox
 # initramfs, a .cmdline, .osrel, .pcrsig and .pcrpkey, built with Debian
 # 12's linuxx64.efi.stub (test/linux/uki.sh), booted with a TPM (swtpm) at
-# the forced edge kaslr.phys=highest kaslr.virt=highest (uki-sdboot boots
-# it at a random place) and with a command line in kaslr.conf, which the
-# stub would take with Secure Boot off:
+# the run's placement (make test: random and both edges) and with a command
+# line in kaslr.conf, which the stub would take with Secure Boot off:
 #   the kernel runs where the loader put it ("Kernel code", _text), from
 #   its .initrd (/data/check.bin) with the line passed in; PCR 11 read
 #   inside Linux is what systemd-measure calculate predicts for the
@@ -12,11 +11,13 @@
 #   (UTF-16 with its NUL: uki-sdboot shows the stub's own); the
 #   StubPcrKernelImage and StubPcrKernelParameters variables read "11" and
 #   "12" as the stub sets them; .pcrsig and .pcrpkey are /.extra's files.
+# placement: edges
 . test/linux/user.sh
 . test/linux/uki.sh
 uki_build
 line='console=ttyS0 panic=-1 quiet kl.marker=override'
-cf=$(conf 'kernel \EFI\Linux\uki.efi' verbose 'kaslr.phys highest' 'kaslr.virt highest' "cmdline $line")
+place
+cf=$(conf 'kernel \EFI\Linux\uki.efi' verbose "${PLACE[@]}" "cmdline $line")
 uki_boot "$(mkesp "$NAME" - EFI/BOOT/kaslr.conf="$cf" EFI/Linux/uki.efi="$UKI")" --tpm "$WORK/$NAME.tpm"
 user_check_common
 [ "$U_CMDLINE" = "$line" ] || fail "/proc/cmdline is '$U_CMDLINE', want the one passed in: '$line'"
@@ -29,4 +30,4 @@ want12=$({ head -c 32 /dev/zero; printf '%s' "$d" | xxd -r -p; } | sha256sum | c
 [ "$(uki_stub StubPcrKernelParameters)" = "$(uki_var_hex 12)" ] ||
 	fail "StubPcrKernelParameters is '$(uki_stub StubPcrKernelParameters)', want $(uki_var_hex 12)"
 uki_files_ok
-ok "pcr11=${UKI_PCR11:0:16}... as predicted, at the highest base $L_PHYS, the line passed in measured into PCR 12"
+ok "pcr11=${UKI_PCR11:0:16}... as predicted, at $TEST_PLACEMENT base $L_PHYS, the line passed in measured into PCR 12"

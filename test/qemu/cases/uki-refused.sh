@@ -11,6 +11,7 @@
 #   real UKI (test/linux/uki.sh), must start its kernel, so the refusals
 #   are the images' doing.
 # not quiet: a kernel that starts says "Linux version"
+# placement: no edge - every run but the control is refused before anything is placed, and the control only shows the image boots (uki-boot checks its placement at both edges)
 UKI_CMDLINE='console=ttyS0 panic=-1 kl.marker=uki'
 . test/linux/user.sh
 . test/linux/uki.sh

@@ -15,6 +15,7 @@
 #      line and returns an EFI error (the firmware reports "Security
 #      Violation"), and no kernel starts.
 # not quiet: the kernel's own word on Secure Boot is an info line
+# placement: no edge - its subject is Secure Boot's verdict on the image's signature and command line, under a policy that allows no placement option (uki-boot boots the image at both edges)
 UKI_CMDLINE='console=ttyS0 panic=-1 kl.marker=uki'
 . test/linux/user.sh
 . test/linux/uki.sh

@@ -5,7 +5,7 @@
 #      systemd-stub boots it;
 #   2. through a Type #1 entry that starts the loader with
 #      `options kernel=\EFI\Linux\uki.efi`: the loader boots it at a
-#      random place (uki-boot: a forced edge), the kernel runs where the
+#      random place (uki-boot: the edges too), the kernel runs where the
 #      loader put it, from the .initrd with the .cmdline, .osrel names it
 #      on the loader's loading line, and as no command line was passed to
 #      the loader, StubPcrKernelParameters stays unset.
@@ -14,6 +14,7 @@
 # byte for byte; the kernel finds the same /.extra files from .pcrsig and
 # .pcrpkey, and its .initrd.  Boot 1 also shows the stub's PCR 12 record
 # for a line passed in, the one the loader makes (checked in uki-boot).
+# placement: random - its subject is the stub's measurements and variables, which do not depend on where the kernel lands (uki-boot boots the image at both edges)
 . test/linux/user.sh
 . test/linux/uki.sh
 SDBOOT=/usr/lib/systemd/boot/efi/systemd-bootx64.efi
@@ -46,8 +47,9 @@ p=$({ printf '%s%s' "$p" "$d" | xxd -r -p; } | sha256sum | cut -d' ' -f1)
 	fail "boot 1 (stub): StubPcrKernelParameters is '$(uki_stub StubPcrKernelParameters)'"
 
 printf 'default kaslr.conf\ntimeout 0\n' >"$WORK/$NAME.loader.conf"
+place
 printf '%s\n' 'title kaslr-loader with a UKI' 'efi /EFI/kaslr/kaslr-loader.efi' \
-	'options kernel=\EFI\Linux\uki.efi verbose' >"$WORK/$NAME.entry.conf"
+	"options kernel=\\EFI\\Linux\\uki.efi verbose $PLACE_OPTS" >"$WORK/$NAME.entry.conf"
 USER_VIA=sdboot
 uki_boot "$(disk loader/loader.conf="$WORK/$NAME.loader.conf" EFI/kaslr/kaslr-loader.efi="$LOADER" \
 	loader/entries/kaslr.conf="$WORK/$NAME.entry.conf")" --tpm "$WORK/$NAME.tpm.2"

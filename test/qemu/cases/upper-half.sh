@@ -2,7 +2,9 @@
 # (0xffff800001000000) gets no virtual base of its own: it is relocated to
 # run identity-mapped at its physical address (the payload checks virt =
 # phys), and in verbose mode the loader says so in a warning
-esp=$(mkesp "$NAME" "$P/kernel-upper.elf" EFI/BOOT/kaslr.conf="$(conf verbose)")
+# placement: edges
+place
+esp=$(mkesp "$NAME" "$P/kernel-upper.elf" EFI/BOOT/kaslr.conf="$(conf verbose "${PLACE[@]}")")
 boot_payload "$esp" --cpu max
 expect_pass
 [ "$(kv "$LINE" variant)" = upper ] || fail "variant=$(kv "$LINE" variant), want upper"
