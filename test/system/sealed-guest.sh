@@ -8,7 +8,7 @@
 # kaslr-reseal.service said this boot, and the PCRs; then the boot's step:
 #   1  install kaslr-loader's .deb and install.conf (SEAL= the volume);
 #      make the volume (passphrase $SEAL_PASS, a marker file), its crypttab
-#      and fstab lines; bind it with clevis's tpm2 pin to PCRs 4,5,7,9,12
+#      line; bind it with clevis's tpm2 pin to PCRs 4,5,7,9,12
 #      as kaslr-pcr predicts them for the ESP as it is
 #   2  apt install the second kernel's package: the kernel hooks put it on
 #      the ESP and kaslr-reseal binds the next boot's PCRs; kaslr-pcr's
@@ -22,9 +22,12 @@ SEAL_PASS=kaslr-sealed-test
 n=$(($(cat "$d/sealed-boot" 2>/dev/null || echo 0) + 1))
 echo "$n" >"$d/sealed-boot"
 say "sealed-boot=$n"
-if [ -b /dev/mapper/data ] && mountpoint -q /data; then
+# unlocked at boot: the mapping crypttab names is there (nothing mounts
+# it at boot: its marker is read here)
+if [ -b /dev/mapper/data ]; then
 	say "data=unlocked"
-	say "data-marker=$(cat /data/marker 2>/dev/null)"
+	mkdir -p /data
+	mount -o ro /dev/mapper/data /data && say "data-marker=$(cat /data/marker 2>/dev/null)" && umount /data
 else
 	say "data=locked"
 fi
@@ -53,9 +56,9 @@ case $n in
 		mkfs.ext4 -q /dev/mapper/data && mount /dev/mapper/data /data &&
 		echo sealed-data >/data/marker && umount /data && cryptsetup close data; }
 	say "data-made=$?"
-	# at boot: unlocked by clevis's askpass agent, or after 90 s not at all
-	echo "data $sealed_dev none luks,nofail,timeout=90s" >>/etc/crypttab
-	echo "/dev/mapper/data /data ext4 nofail,x-systemd.device-timeout=120s 0 2" >>/etc/fstab
+	# at boot: unlocked by clevis's askpass agent (it takes a minute or two
+	# under an emulator), or after 240 s not at all
+	echo "data $sealed_dev none luks,nofail,timeout=240s" >>/etc/crypttab
 	# the ESP as it is: the prediction is this boot's own PCRs
 	kaslr-pcr predict --esp /boot/efi 2>"$d/predict.err" | each predicted-same
 	digest=$(kaslr-pcr predict --esp /boot/efi --format clevis 2>>"$d/predict.err")
@@ -78,8 +81,9 @@ case $n in
 	/usr/lib/kaslr-loader/kaslr-reseal status 2>&1 | each reseal-status
 	;;
 4)
+	mkdir -p /data
 	{ printf '%s' "$SEAL_PASS" | cryptsetup open --key-file=- "$sealed_dev" data &&
-		mount /dev/mapper/data /data; }
+		mount -o ro /dev/mapper/data /data; }
 	say "passphrase-open=$?"
 	say "passphrase-marker=$(cat /data/marker 2>/dev/null)"
 	;;

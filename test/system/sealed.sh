@@ -148,6 +148,22 @@ boot() {
 	check "boot $n: the guest's boot count" $? "$(val sealed-boot)"
 	[ "$(val kernel)" = "$want" ]
 	check "boot $n: runs $want" $? "uname -r $(val kernel)"
+	# the loader's placement (verbose) against the kernel's own view, and
+	# for run.sh's check that no two boots share one
+	local line p v l code text
+	line=$(grep -a 'kaslr-loader: linux: physical base' "$c" | tail -n 1)
+	p=$(printf '%s\n' "$line" | sed -n 's/.*physical base \(0x[0-9A-Fa-f]*\),.*/\1/p')
+	v=$(printf '%s\n' "$line" | sed -n 's/.*virtual offset \(0x[0-9A-Fa-f]*\) from.*/\1/p')
+	l=$(printf '%s\n' "$line" | sed -n 's/.*virtual offset 0x[0-9A-Fa-f]* from \(0x[0-9A-Fa-f]*\),.*/\1/p')
+	code=$(val code) text=$(val text)
+	if [ -z "$p" ] || [ -z "$v" ] || [ -z "$l" ] || [ -z "$code" ] || [ -z "$text" ]; then
+		check "boot $n: Kernel code and _text where the loader put them" 1 "loader: '$line'; the system: code='$code' _text='$text'"
+	else
+		[ $((0x$code)) -eq $((p)) ] && [ $((0x$text)) -eq $((l + v)) ]
+		check "boot $n: Kernel code and _text where the loader put them" $? \
+			"Kernel code 0x$code, loader base $p; _text 0x$text, loader $l + $v"
+		echo "$name/$n 0x$text 0x$code" >>"$R/placements"
+	fi
 	info "boot $n: failed units: $(val failed) $(lines failed-unit | tr '\n' ' ')"
 	info "boot $n: clevis-luks-askpass.path $(val askpass-unit), systemd-cryptsetup@data $(val cryptsetup-unit), kaslr-reseal.service $(val reseal-unit)"
 	lines reseal-boot | while read -r x; do info "boot $n: kaslr-reseal.service: $x"; done

@@ -66,7 +66,7 @@
 # INSTALL_PATH, CMDLINE, ALLOW, SIGN_KEY, SIGN_CERT, REPACK=1 to repack
 # bzImages as gzip'd ELF, SHIM, TRUST, SEAL: after add, refresh, remove
 # and install, kaslr-reseal binds the volumes SEAL names to the next
-# boot's PCRs).  Without ESP= it does
+# boot's PCRs, bounded by twice KASLR_LOADER_TIMEOUT).  Without ESP= it does
 # nothing: the package is installed but not set up.  The environment may
 # point elsewhere (the tests do): KASLR_LOADER_CONF, KASLR_LOADER_LIB
 # (loader image, kaslr-policy, kaslr-repack, kaslr-esp.sh),
@@ -101,8 +101,22 @@ if [ -z "${KASLR_LOADER_BOUNDED:-}" ]; then
 	st=$?
 	if [ "$st" = 124 ] || [ "$st" = 137 ]; then
 		echo "$me: $* stopped after $limit s (something on the ESP or a tool never finished): the loader boots what it booted before, or the new kernel if it was in place; run it again: $me $*" >&2
-		exit 1
+		st=1
 	fi
+	# SEAL=: whatever a command that may change the ESP did, the sealed
+	# volumes are bound to the next boot's PCRs as well.  kaslr-reseal
+	# (nothing without SEAL=) finds what is still to do, says what it did
+	# or why not in one line and never fails; it runs after the ESP's run
+	# and under a bound of its own (the TPM and clevis take their time
+	# where the machine is slow)
+	case ${1:-} in
+	add | refresh | remove | install)
+		if [ -x "$lib/kaslr-reseal" ]; then
+			timeout -k 5 "$((2 * limit))" "$lib/kaslr-reseal" update
+			[ $? != 124 ] || echo "$me: kaslr-reseal stopped after $((2 * limit)) s: the sealed volumes keep the bindings they have; run it again: $lib/kaslr-reseal" >&2
+		fi
+		;;
+	esac
 	exit "$st"
 fi
 
@@ -114,7 +128,7 @@ ver=${1:-}
 [ $# -gt 0 ] && shift
 
 ESP='' INSTALL_PATH='' CMDLINE='' ALLOW='' SIGN_KEY='' SIGN_CERT='' REPACK=''
-SHIM='' TRUST='' SEAL=''
+SHIM='' TRUST=''
 if [ -f "$conf" ]; then
 	# shellcheck source=/dev/null
 	. "$conf" || die "cannot read $conf"
@@ -139,15 +153,6 @@ fi
 tool=$lib/kaslr-policy
 work=$(mktemp -d) || die "mktemp"
 trap 'rm -rf "$work"' EXIT
-# SEAL=: whatever a command that may change the ESP did, the sealed
-# volumes are bound to the next boot's PCRs as well (kaslr-reseal: it
-# finds what is still to do, says what it did or why not in one line,
-# and never fails)
-case $cmd in
-add | refresh | remove | install)
-	[ -z "$SEAL" ] || trap 'rm -rf "$work"; "$lib/kaslr-reseal" update' EXIT
-	;;
-esac
 
 # the loader's path on the ESP: INSTALL_PATH's (beside shim as grubx64.efi
 # with SHIM=), else where the manifest says it is; nothing before the
