@@ -159,7 +159,7 @@ one_device() {
 			key=${c# } key=${key%% *}
 			# pcr_digest: the predicted values themselves, base64url
 			cfg=$(printf '{"hash":"%s","pcr_bank":"%s","pcr_ids":"%s","pcr_digest":"%s"}' "$hash" "$bank" "$ids" \
-				"$(jose b64 enc -I "$work/next")")
+				"$(jose b64 enc -I "$work/next" 2>/dev/null)")
 			if ! out=$(clevis luks pass -d "$dev" -s "$key" 2>"$work/err" |
 				clevis luks bind -y -d "$dev" -k - tpm2 "$cfg" 2>&1); then
 				say "$dev: binding the next boot's PCRs $bank:$ids failed ($(printf '%s\n' "$out" "$(cat "$work/err")" | grep . | tail -n 1)): the bindings are kept as they are (the next boot may ask for the passphrase)"
