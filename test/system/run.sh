@@ -69,6 +69,12 @@ first() { [ -e "$1" ] && printf '%s\n' "$1"; }
 if [ "${1:-}" = --scenario ]; then
 	name=$2
 	R=$W/$name
+	# laptop and sealed keep their own directories (LAPTOP_FROM,
+	# SEALED_FROM start from what an earlier run kept there)
+	case $name in
+	laptop) exec test/system/laptop.sh ;;
+	sealed) exec test/system/sealed.sh ;;
+	esac
 	rm -rf "$R" && mkdir -p "$R" || exit 1
 	nok=0
 	check() { # check LABEL COND-STATUS DETAIL
@@ -77,8 +83,6 @@ if [ "${1:-}" = --scenario ]; then
 	info() { echo "info $name: $*"; }
 	die() { echo "FAIL $name: $*"; exit 1; }
 	case $name in
-	laptop) exec test/system/laptop.sh ;;
-	sealed) exec test/system/sealed.sh ;;
 	sdboot) path=sdboot sb=0 update=1 ;;
 	sdboot-sb) path=sdboot sb=1 update=0 ;;
 	alone) path=alone sb=0 update=0 ;;
