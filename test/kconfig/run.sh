@@ -11,7 +11,8 @@
 #                     by test/kconfig/build.sh (cached), swept at 512 MiB
 #                     and 4 GiB: a random run and every edge at each (11
 #                     boots); then the table: cell, compression, relocation,
-#                     boots, passed, build cost.
+#                     boots, passed, build cost.  KCONFIG_SWEEP_JOBS
+#                     (default 2): boots at a time.
 #   run.sh --quick    make test: no build.  The two kinds of kernel the
 #                     loader refused before, made from Debian's cloud kernel
 #                     (test/kconfig/derive.sh): one without its relocation
@@ -26,7 +27,9 @@
 #             the physical base moves (phys-lowest below phys-highest)
 #   none      (not RELOCATABLE) every row at its pref_address and offset 0,
 #             the placement line saying "(fixed: not relocatable)"; at 4 GiB
-#             kaslr.phys=above4g is refused (one row, expected to fail)
+#             kaslr.phys=above4g is refused (one row, expected to fail);
+#             kaslr-sweep marks the others fixed (JUnit property placement
+#             "fixed: not relocatable"), and no row of the other kinds
 # and at 4 GiB phys-above4g (when it is a row) above 4 GiB.
 # Last line: "kconfig: N passed, N failed".  Logs: build/kconfig/results/.
 # shellcheck disable=SC2015 # ok only echoes and counts: "A && ok || bad"
@@ -101,6 +104,11 @@ for c in ET.parse(f).getroot().findall("testcase"):
     if reloc == "none" and (phys != pref or "fixed: not relocatable" not in place[2]):
         errs.append(f"phys {phys:#x}, want pref_address {pref:#x}, fixed")
     if edge == "phys-above4g" and phys < 1 << 32: errs.append(f"phys-above4g at {phys:#x}")
+    # kaslr-sweep's own word for the placement: fixed exactly when the
+    # kernel is not relocatable
+    said = {p.get("name"): p.get("value") for p in c.iter("property")}.get("placement", "")
+    if reloc == "none" and said != "fixed: not relocatable": errs.append(f"kaslr-sweep says '{said}', not fixed")
+    if reloc != "none" and said.startswith("fixed"): errs.append(f"kaslr-sweep says '{said}'")
     seen[(mem, edge)] = (phys, voff)
     print(row, "bad" if errs else "ok", "; ".join(errs) or f"phys={phys:#x} voffset={voff:#x}")
 # across rows: what moves must move
@@ -165,7 +173,7 @@ for c in "${cells[@]}"; do
 	table+=("| $c | ${z:-?} | $r | $NB | $NP | $cost |")
 done
 echo
-echo "| cell | compression | relocation | boots | passed | build here (user + system CPU, wall, started from) |"
+echo "| cell | compression | relocation | boots | passed | build here (user + system CPU, wall, the tree and what it held before) |"
 echo "|---|---|---|---|---|---|"
 printf '%s\n' "${table[@]}"
 tally_end kconfig
