@@ -4,15 +4,16 @@
 # initramfs (test/linux/initramfs.sh cloud) with build/tools/kaslr-sweep at
 # random placements and at every edge, each row judged on what the running
 # kernel says about itself ("Kernel code" in /proc/iomem, _text in
-# /proc/kallsyms: test/linux/init.sh's report) against the loader's choice.
+# /proc/kallsyms: test/linux/init.sh's report) against the loader's choice;
+# KCONFIG_JOBS boots at a time (default 2; make test's pool runs it with 1),
+# and make's -j for a build (test/kconfig/build.sh).
 #
 #   run.sh [CELL...]  make test-kconfig: every cell of test/kconfig/cells
 #                     (or those named), built from Debian's linux-source-6.1
 #                     by test/kconfig/build.sh (cached), swept at 512 MiB
 #                     and 4 GiB: a random run and every edge at each (11
 #                     boots); then the table: cell, compression, relocation,
-#                     boots, passed, build cost.  KCONFIG_SWEEP_JOBS
-#                     (default 2): boots at a time.
+#                     boots, passed, build cost.
 #   run.sh --quick    make test: no build.  The two kinds of kernel the
 #                     loader refused before, made from Debian's cloud kernel
 #                     (test/kconfig/derive.sh): one without its relocation
@@ -42,10 +43,6 @@ S=$B/tools/kaslr-sweep
 W=$B/kconfig/results
 mkdir -p "$W"
 LINK=0xffffffff81000000
-# boots at a time (kaslr-sweep --jobs); its time limits count the guest's
-# CPU time, so a busy host slows a boot without failing it
-SJ=${KCONFIG_SWEEP_JOBS:-2}
-[[ $SJ =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: KCONFIG_SWEEP_JOBS '$SJ' is not a positive number" >&2; exit 2; }
 quick=0
 [ "${1:-}" = --quick ] && { quick=1; shift; }
 [ -x "$S" ] && [ -f "$B/BOOTX64.EFI" ] || make --no-print-directory all >"$W/make.txt" 2>&1 ||
@@ -69,7 +66,7 @@ sweep() {
 	# delay loop, which a guest starved by a busy host fails ("IO-APIC +
 	# timer doesn't work!", a panic); nothing here depends on it
 	"$S" --kernel "$bz" --initrd "$U/initrd.img" --cmdline 'console=ttyS0 panic=-1 quiet no_timer_check' \
-		--runs 1 --edges --mem "$mems" --jobs "$SJ" --pass '^linux-init: REPORT ' \
+		--runs 1 --edges --mem "$mems" --jobs "${KCONFIG_JOBS:-2}" --pass '^linux-init: REPORT ' \
 		--fail 'Kernel panic|^linux-init: FAIL' --timeout 300 --junit "$W/$name.xml" \
 		>"$W/$name.txt" 2>&1
 	cat "$W/$name.txt"
