@@ -28,8 +28,8 @@
 #                    and 4G: all pass, and each row's physical base and
 #                    virtual offset are what the running kernel reports
 #                    ("Kernel code" in /proc/iomem, _text), in the rows'
-#                    kernel columns and in the JUnit file
-#                    Its rows are random or edge, none fixed
+#                    kernel columns and in the JUnit file; its rows are
+#                    random or edge, none fixed
 #   fixed kernel     the cloud bzImage that says it is not relocatable
 #                    (test/kconfig/derive.sh fixed), a run and the
 #                    phys-highest edge at 512M: both boot at its
