@@ -318,7 +318,7 @@ if ! D=$(test/kconfig/derive.sh 2>"$W/derive.err"); then
 else
 	fz=$D/fixed.bzImage
 	pref=$(printf '0x%x' "$(od -An -t u8 -j $((0x258)) -N 8 "$fz" | tr -d ' ')")
-	"$S" --kernel "$fz" --initramfs-report --runs 1 --edges --only phys-highest --mem 512M --jobs 1 \
+	"$S" --kernel "$fz" --initramfs-report --runs 1 --edges --only phys-highest --mem 512M --jobs "${SWEEP_JOBS:-2}" \
 		--timeout 180 --junit "$W/fixed.xml" >"$W/fixed.txt" 2>&1
 	rc=$?
 	cat "$W/fixed.txt"
