@@ -63,6 +63,8 @@ first() { [ -e "$1" ] && printf '%s\n' "$1"; }
 # run.sh --scenario NAME: its lines go to stdout (the caller keeps them)
 if [ "${1:-}" = --scenario ]; then
 	name=$2
+	# the laptop's own script keeps its work directory when resuming
+	[ "$name" = laptop ] && exec test/system/laptop.sh
 	R=$W/$name
 	rm -rf "$R" && mkdir -p "$R" || exit 1
 	nok=0
@@ -72,7 +74,6 @@ if [ "${1:-}" = --scenario ]; then
 	info() { echo "info $name: $*"; }
 	die() { echo "FAIL $name: $*"; exit 1; }
 	case $name in
-	laptop) exec test/system/laptop.sh ;;
 	sdboot) path=sdboot sb=0 update=1 ;;
 	sdboot-sb) path=sdboot sb=1 update=0 ;;
 	alone) path=alone sb=0 update=0 ;;
