@@ -255,8 +255,10 @@ esl_certs() {
 			[ "$ssize" -gt 16 ] && [ $(((lsize - 28 - hsize) % ssize)) = 0 ] || return 0
 		if [ "$t" = a159c0a5e494a74a87b5ab155c2bf072 ]; then # EFI_CERT_X509_GUID
 			for ((e = off + 28 + hsize; e < off + lsize && n < 64; e += ssize)); do
-				# the owner's GUID, then the DER certificate
-				tail -c +$((e + 17)) "$f" | head -c $((ssize - 16)) >"$work/cert.der"
+				# the owner's GUID, then the DER certificate (tail's
+				# complaint when head stops reading is left out: under
+				# systemd, which ignores SIGPIPE, it says "write error")
+				tail -c +$((e + 17)) "$f" 2>/dev/null | head -c $((ssize - 16)) >"$work/cert.der"
 				openssl x509 -inform DER -in "$work/cert.der" -out "$work/certs/$name-$n.pem" 2>/dev/null
 				n=$((n + 1))
 			done
@@ -283,7 +285,7 @@ shim_certs() {
 		len=$(stat -c %s "$v")
 		read -r asize _ aoff _ < <(od -An -v -t u4 -N 16 "$v")
 		if [ "$len" -ge 16 ] && [ "${asize:-0}" -gt 0 ] && [ "$aoff" -le "$len" ] && [ "$asize" -le $((len - aoff)) ]; then
-			tail -c +$((aoff + 1)) "$v" | head -c "$asize" >"$work/vendor.der"
+			tail -c +$((aoff + 1)) "$v" 2>/dev/null | head -c "$asize" >"$work/vendor.der"
 			openssl x509 -inform DER -in "$work/vendor.der" -out "$work/certs/shim.pem" 2>/dev/null ||
 				esl_certs "$work/vendor.der" 0 shim
 		fi
