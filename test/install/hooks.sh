@@ -20,7 +20,9 @@
 #             named first; malformed signature lists change nothing;
 #             run as systemd runs a package manager (SIGPIPE ignored),
 #             reading a certificate that is not the variable's last says
-#             nothing (no "Broken pipe" from the pipe that cuts it out).
+#             nothing (no "Broken pipe" from the pipe that cuts it out);
+#             uninstall leaves the ESP empty, the kernels the updates put
+#             beside the loader gone too.
 # One "ok NAME" / "FAIL NAME: why" line per check; the last line is
 # "hooks: N passed, N failed".
 set -u
@@ -227,6 +229,11 @@ shim_choice() {
 		fi
 	done
 	ok shim-malformed-list
+	# the removal: the kernels the updates put beside the loader go with
+	# what the install wrote (the manifest does not list them)
+	"$UPDATE" uninstall >"$T/s4.log" 2>&1
+	if [ -z "$(find "$E2" -mindepth 1 2>/dev/null)" ] && grep -q "removed .*vmlinuz-$new" "$T/s4.log"; then ok shim-uninstall
+	else bad shim-uninstall "left: $(cd "$E2" && find . -type f | tr '\n' ' '); $(tr '\n' '|' <"$T/s4.log")"; fi
 }
 shim_choice
 

@@ -22,7 +22,9 @@
 #   kaslr-loader-update uninstall
 #       takes kaslr-loader off the ESP (kaslr-loader-install --uninstall),
 #       as the package's removal does: the files its manifest lists, the
-#       Boot#### entry an install made (BootOrder as it was before).
+#       kernels and initrds TRUST=shim updates put beside the loader (the
+#       ones kaslr.conf's marked block names), the Boot#### entry an
+#       install made (BootOrder as it was before).
 #   kaslr-loader-update install
 #       the first install: the running kernel (uname -r) with the settings
 #       of install.conf, the package's own loader and tools; as add, but
@@ -411,6 +413,36 @@ shim_sync() {
 	esp_flush
 	return 0
 }
+# shim_unput: the kernels and initrds shim_sync put beside the loader go
+# (those kaslr.conf's marked block names, plain names of the loader's
+# directory that the manifest does not list: the hooks wrote them, not an
+# install, so the installer's uninstall does not know them); before the
+# installer takes the rest, kaslr.conf among it.  Whatever cannot go is
+# said, one line each, and left (the directory then stays).
+shim_unput() {
+	local dr kr n f i listed
+	esp_manifest 2>/dev/null && [ -n "$m_loader" ] || return 0
+	dr=$(dirname "$m_loader")
+	kr=${dr#.}/kaslr.conf
+	kr=${kr#/}
+	esp_file "$kr" "$ESP_TEXT_MAX" || return 0
+	while read -r n; do
+		case $n in vmlinuz-* | initrd.img-*) ;; *) continue ;; esac
+		case $n in */* | *\\*) continue ;; esac
+		f=$dr/$n
+		f=${f#./}
+		listed=0
+		for ((i = 0; i < ${#m_a[@]}; i++)); do [ "${m_a[$i]}" = "$f" ] && listed=1; done
+		[ "$listed" = 0 ] || continue
+		esp_file "$f"
+		case $? in
+		0) if rm -f "$ESP/$f"; then echo "$me: removed $ESP/$f"; else echo "$me: cannot remove $ESP/$f" >&2; fi ;;
+		1) echo "$me: $esp_why: left alone" >&2 ;;
+		esac
+	done < <(sed -n '/^# kaslr-loader-update: begin/,/^# kaslr-loader-update: end/s/^[[:space:]]*\(kernel\|initrd\)[[:space:]]\{1,\}\([^[:space:]]*\).*/\2/p' "$ESP/$kr")
+	esp_flush
+	return 0
+}
 # ---- check: does what is on the ESP agree with itself, the boot entry,
 # install.conf and /boot?  One line per disagreement.
 disagree=0
@@ -561,6 +593,7 @@ uninstall)
 		echo "$me: nothing of kaslr-loader recorded on $ESP: left alone"
 		exit 0
 	fi
+	shim_unput
 	run_installer "uninstalling from $ESP" --uninstall --esp "$ESP" --state "$state" || exit 1
 	rm -f "$state/stamp"
 	;;
