@@ -33,7 +33,11 @@
 # variable store and TPM) after each boot N in after-N/; LAPTOP_FROM=N then
 # starts a later run at boot N from after-(N-1)/, the boots before it
 # judged from their logs, with this tree's guest scripts and guide commands
-# written into the restored disk (the .deb stays the one it was made with).
+# written into the restored disk (the .deb stays the one it was made with);
+# LAPTOP_FROM=9 boots nothing and judges every boot again from its logs;
+# with LAPTOP_UPGRADE=1 the restored system's kaslr-loader-update,
+# kaslr-loader-install and kaslr-esp.sh are replaced by the current .deb's
+# (a fix to them tried in the later boots).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
@@ -122,6 +126,15 @@ guest_files() {
 			echo "rm $gd/run"
 			echo "rm $gd/steps.sh"
 			for f in "$g"/*; do echo "rm $gd/guide/${f##*/}"; done
+			if [ -n "${LAPTOP_UPGRADE:-}" ]; then
+				# the installed package's programs, as the current .deb has them
+				rm -rf "$R/deb-x"
+				dpkg-deb -x "$(first "$B"/deb/kaslr-loader_*.deb)" "$R/deb-x" || die "LAPTOP_UPGRADE: cannot unpack the .deb"
+				for f in usr/sbin/kaslr-loader-update usr/sbin/kaslr-loader-install usr/lib/kaslr-loader/kaslr-esp.sh; do
+					echo "rm /$f"
+					echo "write $R/deb-x/$f /$f"
+				done
+			fi
 		else
 			echo report >"$R/step"
 			echo "write $R/step $gd/step"
@@ -277,6 +290,10 @@ via_loader() { # via_loader N
 			"Kernel code 0x$code, loader base $p; _text 0x$text, loader $l + $v"
 		echo "laptop/$n 0x$text 0x$code" >>"$R/placements"
 	fi
+	# the guide: /proc/cmdline is install.conf's CMDLINE (its sed of GRUB's)
+	[ -n "$(val "$n" cmdline)" ] && [ "$(val "$n" cmdline)" = "$(val 1 cmdline-from-guide)" ]
+	check "boot $n: the kernel's command line is install.conf's CMDLINE" $? \
+		"/proc/cmdline '$(val "$n" cmdline)', CMDLINE '$(val 1 cmdline-from-guide)'"
 	lines "$n" mok | grep -q "SHA1 Fingerprint: $mok\$"
 	check "boot $n: the MOK enrolled" $? "$mok"
 	[ "$(val "$n" esp-kernel)" = "Debian's, as in /boot" ]
@@ -312,6 +329,12 @@ lines 1 entry | while read -r x; do info "boot 1: $x"; done
 
 # the install, inside the first boot
 stage=laptop-install
+# nothing but the command's own lines (a tool it runs complaining on
+# stderr is something the administrator sees)
+own() { # own N NAME LABEL
+	! lines "$1" "$2" | grep -qv '^kaslr-loader-update: '
+	check "boot $1: $3 printed its own lines only" $? "$(lines "$1" "$2" | grep -v '^kaslr-loader-update: ' | head -n 2 | tr '\n' '|')"
+}
 # status 0 from the guide's command NAME in boot N, its last lines otherwise
 ran() { # ran N NAME LABEL
 	if [ "$(val "$1" "$2")" = 0 ]; then
@@ -328,6 +351,7 @@ lines 1 key-mode | grep -qx '700 /etc/kaslr-loader/keys' && lines 1 key-mode | g
 check "boot 1: the key's modes" $? "$(lines 1 key-mode | tr '\n' ' ')"
 ran 1 install "$(cat "$g/install.sh")"
 ran 1 check "$(cat "$g/check.sh")"
+own 1 check "$(cat "$g/check.sh")"
 # the install's entry, first in BootOrder, for shim in its directory
 ent=$(lines 1 installed-entry | grep -i 'kaslr-loader' | head -n 1)
 num=$(printf '%s\n' "$ent" | sed -n 's/^Boot\([0-9A-F]\{4\}\).*/\1/p')
@@ -367,6 +391,7 @@ check "boot 3: the hooks skipped nothing" $? "$(lines 3 update | grep skipped | 
 [ "$(lines 3 kaslr.conf | grep '^kernel' | head -n 1)" = "kernel vmlinuz-$newver" ]
 check "boot 3: kaslr.conf names $newver first" $? "$(lines 3 kaslr.conf | grep '^kernel' | tr '\n' ' ')"
 ran 3 check "$(cat "$g/check.sh") after the update"
+own 3 check "$(cat "$g/check.sh") after the update"
 boot 4
 booted 4 "$newver" || exit 1
 via_loader 4
@@ -380,8 +405,9 @@ stage=laptop-refusals
 check "boot 4: the unsigned loader copied over the installed one" $? "status $(val 4 unsigned-loader)"
 boot 5 refused
 grep -q '^mokmanager: OK on .Verification failed' "$R/boot5.mok" &&
-	grep -q "^mokmanager: a key at MokManager's countdown" "$R/boot5.mok"
-check "boot 5: shim refused the loader (its box, then MokManager's prompt)" $? "$(grep '^mokmanager:' "$R/boot5.mok" | tr '\n' '|')"
+	grep -q "^mokmanager: a key at MokManager's countdown" "$R/boot5.mok" &&
+	grep -q '^mokmanager: then: GRUB' "$R/boot5.mok" && [ "$(tail -n 1 "$R/boot5.mok")" = 0 ]
+check "boot 5: shim refused the loader (its box, MokManager's prompt), then GRUB" $? "$(grep '^mokmanager:' "$R/boot5.mok" | tr '\n' '|')"
 booted 5 "$newver" || exit 1
 via_grub 5
 [ "$(val 5 unsigned-kernel)" = 0 ]
