@@ -295,14 +295,20 @@ clean() { sed -e 's/\x1b\[[0-9;?=]*[A-Za-z]//g' -e 's/\x1b[()][0-9A-Za-z]//g' -e
 hex() { if [ -n "$1" ]; then printf '0x%x' "$(($1))"; else echo -; fi; }
 
 # one_boot N: boot boots[N]; writes $work/N.res
-# "outcome phys voffset kernel-phys kernel-voffset secs why"
+# "outcome phys voffset kernel-phys kernel-voffset secs why" and, when the
+# loader placed the kernel at its one possible physical address, the reason
+# it gave in $work/N.fixed
 one_boot() {
 	local n=$1 mem kind edge bseed img log conf t0 pid rc='' why='' out phys voff line
-	local virt kphys='' kvoff='' text
+	local virt kphys='' kvoff='' text fixed
 	IFS='|' read -r mem kind edge bseed <<<"${boots[$n]}"
 	img=$work/$n.img log=$work/$n.log conf=$work/$n.conf
 	cp --sparse=always "$base_img" "$img"
-	cp "$vars_src" "$work/$n.vars"
+	# the variable store of a boot that passed, once there is one: OVMF
+	# on a fresh store first writes its boot variables, about a
+	# CPU-second of flash writes under TCG
+	if [ -f "$work/vars.booted" ]; then cp "$work/vars.booted" "$work/$n.vars"
+	else cp "$vars_src" "$work/$n.vars"; fi
 	{
 		echo 'kernel kernel'
 		printf '%s' "$conf_files"
@@ -355,6 +361,11 @@ one_boot() {
 	phys=$(sed -n 's/.*placement: phys \(0x[0-9A-Fa-f]*\).*/\1/p' <<<"$line")
 	virt=$(sed -n 's/.* virt \(0x[0-9A-Fa-f]*\) offset .*/\1/p' <<<"$line")
 	voff=$(sed -n 's/.*virt 0x[0-9A-Fa-f]* offset \(0x[0-9A-Fa-f]*\).*/\1/p' <<<"$line")
+	# "(fixed: <why>)" after the physical base: the kernel has one address
+	# (a bzImage that is not relocatable), nothing about it was drawn at
+	# random and no edge moved it
+	fixed=$(sed -n 's/.*placement: phys 0x[0-9A-Fa-f]* [^(]*(fixed: \([^)]*\)), virt .*/\1/p' <<<"$line")
+	[ -z "$fixed" ] || printf '%s\n' "$fixed" >"$work/$n.fixed"
 	# the running kernel's own view (--initramfs-report's /init): where
 	# "Kernel code" starts, and _text less the link address (the loader's
 	# virtual base less its offset)
@@ -371,6 +382,9 @@ one_boot() {
 	printf '%s %s %s %s %s %s %s\n' "$rc" "$(hex "$phys")" "$(hex "$voff")" "$(hex "$kphys")" "$(hex "$kvoff")" \
 		"$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" "$why" \
 		>"$work/$n.res"
+	if [ "$rc" = pass ] && [ ! -f "$work/vars.booted" ]; then
+		cp "$work/$n.vars" "$work/vars.$n" && mv "$work/vars.$n" "$work/vars.booted"
+	fi
 	rm -f "$img" "$work/$n.vars"
 }
 
@@ -416,21 +430,29 @@ reproduce() { # reproduce N: the command that boots boots[N] again
 }
 xml() { sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' | tr -d '\000-\010\013\014\016-\037'; }
 
-# result N: rc phys voff kphys kvoff secs why of boots[N]
+# result N: rc phys voff kphys kvoff secs why of boots[N], and fixed: the
+# loader's reason when it put the kernel at its one address, else empty
 result() {
 	read -r rc phys voff kphys kvoff secs why <"$work/$1.res" 2>/dev/null ||
 		{ rc=fail phys=- voff=- kphys=- kvoff=- secs=0 why="no result"; }
+	fixed=$(cat "$work/$1.fixed" 2>/dev/null)
 }
 # the loader's choice (its verbose placement: line), then the kernel's
 # own view where it reports one (--initramfs-report)
 printf '%-4s %-6s %-7s %-64s %-18s %-18s %-18s %-18s %-7s %s\n' run memory kind 'seed or edge' \
 	'physical base' 'virtual offset' 'kernel phys' 'kernel voffset' outcome seconds
-failed=0 total_s=0
+failed=0 total_s=0 nfixed=0 whyfixed=''
 for ((n = 0; n < nb; n++)); do
 	IFS='|' read -r mem kind edge bseed <<<"${boots[$n]}"
 	result "$n"
 	what=$bseed
 	[ "$kind" = random ] || what=$edge
+	# a kernel placed at its one address: neither random nor at the edge
+	# asked for (the seed or edge column says what was asked)
+	if [ -n "$fixed" ]; then
+		kind=fixed nfixed=$((nfixed + 1))
+		[[ ", $whyfixed, " == *", $fixed, "* ]] || whyfixed+="${whyfixed:+, }$fixed"
+	fi
 	printf '%-4s %-6s %-7s %-64s %-18s %-18s %-18s %-18s %-7s %s\n' "$((n + 1))" "$mem" "$kind" "$what" \
 		"$phys" "$voff" "$kphys" "$kvoff" "$rc" "$secs"
 	if [ "$rc" != pass ]; then
@@ -440,7 +462,8 @@ for ((n = 0; n < nb; n++)); do
 	fi
 	total_s=$(awk -v a="$total_s" -v b="$secs" 'BEGIN { printf "%.1f", a + b }')
 done
-echo "$me: $nb boot(s), $((nb - failed)) passed, $failed failed (seed $seed)"
+# the seed places nothing in a fixed boot: the line says so
+echo "$me: $nb boot(s), $((nb - failed)) passed, $failed failed (seed $seed)${whyfixed:+; $nfixed at a fixed address, not random ($whyfixed)}"
 
 if [ -n "$junit" ]; then
 	{
@@ -452,11 +475,17 @@ if [ -n "$junit" ]; then
 			result "$n"
 			what=$bseed
 			[ "$kind" = random ] || what=$edge
-			printf '  <testcase classname="kaslr-sweep.%s" name="%s %s phys=%s voffset=%s" time="%s">\n' \
-				"$mem" "$((n + 1))" "$what" "$phys" "$voff" "$secs"
+			# a fixed boot: "fixed" in its name, the loader's reason in
+			# the property placement (for the others: random or edge)
+			place=$kind
+			[ -z "$fixed" ] || place="fixed: $fixed"
+			printf '  <testcase classname="kaslr-sweep.%s" name="%s %s%s phys=%s voffset=%s" time="%s">\n' \
+				"$mem" "$((n + 1))" "$what" "${fixed:+ fixed}" "$phys" "$voff" "$secs"
+			printf '    <properties><property name="placement" value="%s"/>' "$(printf '%s' "$place" | xml)"
 			[ "$kphys$kvoff" = -- ] ||
-				printf '    <properties><property name="kernel-phys" value="%s"/><property name="kernel-voffset" value="%s"/></properties>\n' \
+				printf '<property name="kernel-phys" value="%s"/><property name="kernel-voffset" value="%s"/>' \
 					"$kphys" "$kvoff"
+			echo '</properties>'
 			if [ "$rc" != pass ]; then
 				printf '    <failure message="%s">' "$(printf '%s' "$why" | xml)"
 				{ clean "$work/$n.log" | tail -n 30; echo "reproduce: $(reproduce "$n")"; } | xml

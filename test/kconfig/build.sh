@@ -27,10 +27,10 @@
 # for an unmet dependency): otherwise the build fails naming it.
 #
 # Out-of-tree: a cell's objects in build/kconfig/obj/CELL, or its tree's
-# (kept: the next build in it is incremental).  Cached
-# on the key: the source package, the compiler's version and the text of
-# every fragment; a different key rebuilds.  KCONFIG_JOBS (default 2) is
-# make's -j.  Serialised per cell with flock.
+# (kept: the next build in it is incremental).  Cached on the key: the
+# source package, the compiler's version, the base target and the option
+# lines of every fragment; a different key rebuilds.  KCONFIG_JOBS
+# (default 2) is make's -j.  Serialised per cell with flock.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
@@ -65,11 +65,14 @@ mkdir -p "$C" || die "cannot create $C"
 exec 9>"$C/.lock" || die "cannot open $C/.lock"
 flock 9 || die "cannot lock $C/.lock"
 
+# opts FRAGMENT: its option lines, what the build depends on (a comment or
+# the tree a cell is built in changes no byte of the kernel)
+opts() { grep -E '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set$)' "$1"; }
 key=$( {
 	cat "$B/kconfig/src/package"
 	gcc --version | head -n 1
 	echo "base ${base[0]}"
-	for f in "${frags[@]}"; do echo "== $f"; cat "$f"; done
+	for f in "${frags[@]}"; do echo "== $f"; opts "$f"; done
 } | sha256sum | cut -d' ' -f1)
 if [ -s "$C/bzImage" ] && [ -s "$C/cost" ] && [ "$(cat "$C/key" 2>/dev/null)" = "$key" ]; then
 	echo "$C"

@@ -5,7 +5,8 @@
 #       every cell of test/kconfig/cells (or those named): Linux built from
 #       Debian's linux-source-6.1 (cached under build/kconfig/, one
 #       out-of-tree build per cell, KCONFIG_JOBS=2 make jobs), each swept
-#       through the loader at 512 MiB and 4 GiB, random and every edge;
+#       through the loader at 512 MiB and 4 GiB, random and every edge
+#       (KCONFIG_JOBS boots at a time too);
 #       prints the table (cell, compression, relocation, boots, passed,
 #       build cost).  The first run builds every cell: about 15 CPU-minutes
 #       for the first tiny cell, x86_64_defconfig far more.

@@ -4,7 +4,9 @@
 # initramfs (test/linux/initramfs.sh cloud) with build/tools/kaslr-sweep at
 # random placements and at every edge, each row judged on what the running
 # kernel says about itself ("Kernel code" in /proc/iomem, _text in
-# /proc/kallsyms: test/linux/init.sh's report) against the loader's choice.
+# /proc/kallsyms: test/linux/init.sh's report) against the loader's choice;
+# KCONFIG_JOBS boots at a time (default 2; make test's pool runs it with 1),
+# and make's -j for a build (test/kconfig/build.sh).
 #
 #   run.sh [CELL...]  make test-kconfig: every cell of test/kconfig/cells
 #                     (or those named), built from Debian's linux-source-6.1
@@ -26,7 +28,9 @@
 #             the physical base moves (phys-lowest below phys-highest)
 #   none      (not RELOCATABLE) every row at its pref_address and offset 0,
 #             the placement line saying "(fixed: not relocatable)"; at 4 GiB
-#             kaslr.phys=above4g is refused (one row, expected to fail)
+#             kaslr.phys=above4g is refused (one row, expected to fail);
+#             kaslr-sweep marks the others fixed (JUnit property placement
+#             "fixed: not relocatable"), and no row of the other kinds
 # and at 4 GiB phys-above4g (when it is a row) above 4 GiB.
 # Last line: "kconfig: N passed, N failed".  Logs: build/kconfig/results/.
 # shellcheck disable=SC2015 # ok only echoes and counts: "A && ok || bad"
@@ -62,7 +66,7 @@ sweep() {
 	# delay loop, which a guest starved by a busy host fails ("IO-APIC +
 	# timer doesn't work!", a panic); nothing here depends on it
 	"$S" --kernel "$bz" --initrd "$U/initrd.img" --cmdline 'console=ttyS0 panic=-1 quiet no_timer_check' \
-		--runs 1 --edges --mem "$mems" --jobs 2 --pass '^linux-init: REPORT ' \
+		--runs 1 --edges --mem "$mems" --jobs "${KCONFIG_JOBS:-2}" --pass '^linux-init: REPORT ' \
 		--fail 'Kernel panic|^linux-init: FAIL' --timeout 300 --junit "$W/$name.xml" \
 		>"$W/$name.txt" 2>&1
 	cat "$W/$name.txt"
@@ -97,6 +101,11 @@ for c in ET.parse(f).getroot().findall("testcase"):
     if reloc == "none" and (phys != pref or "fixed: not relocatable" not in place[2]):
         errs.append(f"phys {phys:#x}, want pref_address {pref:#x}, fixed")
     if edge == "phys-above4g" and phys < 1 << 32: errs.append(f"phys-above4g at {phys:#x}")
+    # kaslr-sweep's own word for the placement: fixed exactly when the
+    # kernel is not relocatable
+    said = {p.get("name"): p.get("value") for p in c.iter("property")}.get("placement", "")
+    if reloc == "none" and said != "fixed: not relocatable": errs.append(f"kaslr-sweep says '{said}', not fixed")
+    if reloc != "none" and said.startswith("fixed"): errs.append(f"kaslr-sweep says '{said}'")
     seen[(mem, edge)] = (phys, voff)
     print(row, "bad" if errs else "ok", "; ".join(errs) or f"phys={phys:#x} voffset={voff:#x}")
 # across rows: what moves must move
@@ -156,11 +165,12 @@ for c in "${cells[@]}"; do
 	z=$(sed -n 's/^CONFIG_KERNEL_\(GZIP\|XZ\|LZ4\|ZSTD\|BZIP2\|LZMA\|LZO\)=y$/\1/p' "$C/config" | tr '[:upper:]' '[:lower:]')
 	r=$(reloc_of "$C/bzImage" "$C/config")
 	sweep "$c" "$C/bzImage" "$r" 512M,4G
-	cost=$(sed -n 's/^wall=\([0-9]*\) cpu=\([0-9]*\) seed=\(.*\)$/\2 s CPU, \1 s wall, seed \3/p' "$C/cost")
+	cost=$(sed -n 's/^wall=\([0-9]*\) cpu=\([0-9]*\) tree=\(.*\)$/\2 s CPU, \1 s wall, in \3/p' "$C/cost")
+	[ -n "$cost" ] || bad "$c build" "its cost line '$(cat "$C/cost")' does not read as wall= cpu= tree="
 	table+=("| $c | ${z:-?} | $r | $NB | $NP | $cost |")
 done
 echo
-echo "| cell | compression | relocation | boots | passed | build here (user + system CPU, wall, started from) |"
+echo "| cell | compression | relocation | boots | passed | build here (user + system CPU, wall, the tree and what it held before) |"
 echo "|---|---|---|---|---|---|"
 printf '%s\n' "${table[@]}"
 tally_end kconfig

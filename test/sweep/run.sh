@@ -1,6 +1,7 @@
 #!/bin/bash
 # run.sh - the placement-sweep tier: build/tools/kaslr-sweep run as a kernel
-# CI would run it, judged on what the booted kernels say about themselves.
+# CI would run it, judged on what the booted kernels say about themselves;
+# SWEEP_JOBS boots at a time (default 2; make test's pool runs it with 1).
 #
 #   bad input        a missing kernel, a regex that does not compile, --runs 0
 #                    without --edges, a bad --seed, --accel: one line each
@@ -27,7 +28,16 @@
 #                    and 4G: all pass, and each row's physical base and
 #                    virtual offset are what the running kernel reports
 #                    ("Kernel code" in /proc/iomem, _text), in the rows'
-#                    kernel columns and in the JUnit file
+#                    kernel columns and in the JUnit file; its rows are
+#                    random or edge, none fixed
+#   fixed kernel     the cloud bzImage that says it is not relocatable
+#                    (test/kconfig/derive.sh fixed), a run and the
+#                    phys-highest edge at 512M: both boot at its
+#                    pref_address, as the kernel itself reports, and the
+#                    sweep marks both fixed, not random: the rows' kind, the
+#                    last line ("2 at a fixed address, not random (not
+#                    relocatable)"), each JUnit testcase's name and its
+#                    placement property
 #   JUnit            every --junit file parses (python3 xml.etree) with one
 #                    testcase per row and the failures counted right
 #
@@ -155,7 +165,7 @@ rows() { grep -E '^[0-9]+ +[0-9]+[MG] ' "$1"; }
 field() { rows "$1" | awk -v e="$2" -v c="$3" '$4 == e { print $c }'; }
 
 # ---------------------------------------------------------------- planted bug
-"$S" --kernel "$K" --cmdline 'payload.bug=top16m' --runs 2 --edges --mem 512M --jobs 2 \
+"$S" --kernel "$K" --cmdline 'payload.bug=top16m' --runs 2 --edges --mem 512M --jobs "${SWEEP_JOBS:-2}" \
 	--pass "$NPASS" --fail "$NFAIL" --timeout 120 --junit "$W/bug.xml" >"$W/bug.txt" 2>&1
 rc=$?
 cat "$W/bug.txt"
@@ -227,7 +237,7 @@ rc=$?
 	ok "path: the reproduce line, as printed, fails the same way" || bad "path" "reproduce: exit $rc, $(sed -n 's/^  why: //p' "$W/path-repro.txt")"
 
 # ---------------------------------------------------------------- no bug
-"$S" --kernel "$K" --runs 1 --edges --mem 512M --jobs 2 --pass "$NPASS" --fail "$NFAIL" \
+"$S" --kernel "$K" --runs 1 --edges --mem 512M --jobs "${SWEEP_JOBS:-2}" --pass "$NPASS" --fail "$NFAIL" \
 	--timeout 120 --junit "$W/nobug.xml" >"$W/nobug.txt" 2>&1
 rc=$?
 cat "$W/nobug.txt"
@@ -255,7 +265,7 @@ EOF
 if ! bz=$(test/linux/fetch.sh cloud 2>"$W/fetch.err"); then
 	bad "debian: no Debian cloud kernel" "$(tail -n 1 "$W/fetch.err")"
 else
-	"$S" --kernel "$bz" --initramfs-report --runs 1 --edges --mem 512M,4G --jobs 2 --timeout 180 \
+	"$S" --kernel "$bz" --initramfs-report --runs 1 --edges --mem 512M,4G --jobs "${SWEEP_JOBS:-2}" --timeout 180 \
 		--junit "$W/debian.xml" >"$W/debian.txt" 2>&1
 	rc=$?
 	cat "$W/debian.txt"
@@ -271,6 +281,10 @@ else
 		ok "debian: each row's kernel columns are the loader's bases" ||
 		bad "debian: a row's kernel columns differ from the loader's bases or are empty"
 	junit_check "$W/debian.xml" "$nrows" 0 && ok "debian: JUnit" || bad "debian: JUnit counts"
+	# a relocatable kernel: nothing marked fixed
+	[ "$(rows "$W/debian.txt" | awk '$3 != "random" && $3 != "edge"' | wc -l)" = 0 ] &&
+		! grep -q 'fixed' <(tail -n 1 "$W/debian.txt") && ! grep -q 'placement" value="fixed' "$W/debian.xml" &&
+		ok "debian: every row random or edge, none fixed" || bad "debian: a row of a relocatable kernel marked fixed"
 	# the rows against the running kernel's own report, read here from the
 	# JUnit file: "Kernel code" starts at the physical base, _text is the
 	# link address (the vmlinux's, from the loader's placement line) plus
@@ -293,6 +307,40 @@ for c in ET.parse(sys.argv[1]).getroot().findall("testcase"):
     n += 1
 print(f"{n} rows match the kernel's /proc/iomem and /proc/kallsyms")
 sys.exit(0 if n == 11 else 1)
+EOF
+fi
+
+# ---------------------------------------------------------------- fixed kernel
+# a bzImage that is not relocatable: the loader puts it at its
+# pref_address (with its warning); the sweep must not call that random
+if ! D=$(test/kconfig/derive.sh 2>"$W/derive.err"); then
+	bad "fixed: no derived kernel" "$(tail -n 1 "$W/derive.err")"
+else
+	fz=$D/fixed.bzImage
+	pref=$(printf '0x%x' "$(od -An -t u8 -j $((0x258)) -N 8 "$fz" | tr -d ' ')")
+	"$S" --kernel "$fz" --initramfs-report --runs 1 --edges --only phys-highest --mem 512M --jobs "${SWEEP_JOBS:-2}" \
+		--timeout 180 --junit "$W/fixed.xml" >"$W/fixed.txt" 2>&1
+	rc=$?
+	cat "$W/fixed.txt"
+	[ "$rc" = 0 ] && ok "fixed: the sweep exits 0" || bad "fixed: exit $rc, want 0"
+	# both rows: kind fixed, at the pref_address, where Linux says its code is
+	[ "$(rows "$W/fixed.txt" | awk -v p="$pref" '$3 == "fixed" && $5 == p && $7 == p && $9 == "pass"' | wc -l)" = 2 ] &&
+		ok "fixed: 2 rows of kind fixed at pref_address $pref (the kernel's Kernel code too)" ||
+		bad "fixed: not 2 rows of kind fixed at $pref" "$(rows "$W/fixed.txt" | awk '{ print $3, $5, $7, $9 }' | tr '\n' ';')"
+	case $(tail -n 1 "$W/fixed.txt") in
+	*"; 2 at a fixed address, not random (not relocatable)") ok "fixed: the last line says 2 at a fixed address, not random" ;;
+	*) bad "fixed: last line" "$(tail -n 1 "$W/fixed.txt")" ;;
+	esac
+	junit_check "$W/fixed.xml" 2 0 && ok "fixed: JUnit" || bad "fixed: JUnit counts"
+	python3 - "$W/fixed.xml" <<'EOF' && ok "fixed: each JUnit testcase named fixed, placement 'fixed: not relocatable'" || bad "fixed: JUnit testcases not marked fixed"
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().findall("testcase")
+for c in cases:
+    place = [p.get("value") for p in c.iter("property") if p.get("name") == "placement"]
+    print(c.get("name"), place)
+    if " fixed phys=" not in c.get("name") or place != ["fixed: not relocatable"]:
+        sys.exit(1)
+sys.exit(0 if len(cases) == 2 else 1)
 EOF
 fi
 tally_end sweep
