@@ -207,12 +207,16 @@ $(PCR_TOOL): $(PCR_OBJ)
 
 # build/tools/kaslr-sweep (src/tools/kaslr-sweep.sh): placement sweeps under
 # QEMU + OVMF; it finds build/BOOTX64.EFI beside its own directory, and
-# in it guest-clock.sh (its time limits) and report-init.sh (the /init of
+# in it guest-clock.sh (its time limits), kaslr-esp.sh (its reader of a
+# unified kernel image's sections) and report-init.sh (the /init of
 # --initramfs-report: test/linux/init.sh, the boot tests' own)
 SWEEP_TOOL := $(BUILD)/tools/kaslr-sweep
-$(SWEEP_TOOL): src/tools/kaslr-sweep.sh $(BUILD)/tools/guest-clock.sh $(BUILD)/tools/report-init.sh
+$(SWEEP_TOOL): src/tools/kaslr-sweep.sh $(BUILD)/tools/guest-clock.sh $(BUILD)/tools/kaslr-esp.sh \
+               $(BUILD)/tools/report-init.sh
 	install -D -m 0755 $< $@
 $(BUILD)/tools/guest-clock.sh: src/tools/guest-clock.sh
+	install -D -m 0644 $< $@
+$(BUILD)/tools/kaslr-esp.sh: src/tools/kaslr-esp.sh
 	install -D -m 0644 $< $@
 $(BUILD)/tools/report-init.sh: test/linux/init.sh
 	install -D -m 0755 $< $@
