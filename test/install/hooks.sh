@@ -148,12 +148,12 @@ uki_checks() {
 	sed -i 's|^INSTALL_PATH=.*|INSTALL_PATH=EFI/kaslr-loader/shimx64.efi|' "$KASLR_LOADER_CONF"
 	ublock() { sed -n '/^# kaslr-loader-update: begin/,/^# kaslr-loader-update: end/p' "$D2/kaslr.conf" 2>/dev/null; }
 	# the MOK that signs the UKIs
-	openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 1 -subj /CN=kaslr-loader-uki \
+	{ openssl req -x509 -newkey rsa:2048 -nodes -sha256 -days 1 -subj /CN=kaslr-loader-uki \
 		-keyout "$T/uk.pem" -out "$T/uc.pem" >/dev/null 2>&1 &&
 		sbsign --key "$T/uk.pem" --cert "$T/uc.pem" --output "$E2/EFI/Linux/debian-$Vb.efi" "$U3" >/dev/null 2>&1 &&
 		cp "$U4" "$E2/EFI/Linux/debian-$Va.efi" &&
 		sbsign --key "$T/uk.pem" --cert "$T/uc.pem" --output "$T/uc.efi" "$T/u2b.efi" >/dev/null 2>&1 &&
-		cert-to-efi-sig-list -g 605dab50-e046-4300-abb6-3dd810dd8b23 "$T/uc.pem" "$T/umok.esl" >/dev/null 2>&1 ||
+		cert-to-efi-sig-list -g 605dab50-e046-4300-abb6-3dd810dd8b23 "$T/uc.pem" "$T/umok.esl" >/dev/null 2>&1; } ||
 		{ bad uki-shim-setup "openssl, sbsign, cert-to-efi-sig-list"; return; }
 	rm -rf "$T/sys/firmware/efi"; mkdir -p "$T/sys/firmware/efi/mok-variables"
 	cp "$T/umok.esl" "$T/sys/firmware/efi/mok-variables/MokListRT"
