@@ -17,7 +17,17 @@
 #             (newest first, both as real lines) and says in one line why
 #             the other was left out; once that key's certificate is an
 #             enrolled MOK (mok-variables or efivarfs) or in db, it is
-#             named first; malformed signature lists change nothing.
+#             named first; malformed signature lists change nothing;
+#   uki       unified kernel images (random .linux and .initrd, built with
+#             test/linux/mkuki.sh): the installer refuses --initrd with one;
+#             a UKI for the version in the ESP's EFI/Linux is pinned whole
+#             (uki-VERSION.efi, no initrd) by the postinst hook, check
+#             agrees, disagrees once it is rebuilt, the initramfs hook
+#             pins the rebuilt one; kernel-install's plugin with
+#             layout=uki pins KERNEL_IMAGE or the staging area's uki.efi;
+#             TRUST=shim names a MOK-signed UKI in EFI/Linux where it is,
+#             leaves out an unsigned one, copies one handed over.
+#             (hooks.sh uki runs these alone.)
 # One "ok NAME" / "FAIL NAME: why" line per check; the last line is
 # "hooks: N passed, N failed".
 set -u
@@ -128,6 +138,14 @@ uki_checks() {
 	want="kernel \\$(printf '%s' "$D" | tr / '\134')\\uki-$V4.efi $(sha "$U4")"
 	if [ "$(pins "$E/$L")" = "$want" ] && [ ! -e "$E/$D/uki-$V3.efi" ]; then ok uki-kernel-install-staged
 	else bad uki-kernel-install-staged "pins: $(pins "$E/$L" | tr '\n' '|'); $(tr '\n' '|' <"$T/uki7.log")"; fi
+	# check with V4's vmlinuz in /boot and its UKI only on the ESP (where
+	# kernel-install handed it over from): the pinned copy is the UKI
+	cp "$T/boot/vmlinuz-$V2" "$T/boot/vmlinuz-$V4"
+	"$UPDATE" check >"$T/uki8.log" 2>&1
+	rc=$?
+	rm -f "$T/boot/vmlinuz-$V4"
+	if [ "$rc" = 0 ]; then ok uki-check-handed-over
+	else bad uki-check-handed-over "status $rc: $(tr '\n' '|' <"$T/uki8.log")"; fi
 
 	# TRUST=shim: kaslr.conf names a signed UKI in EFI/Linux where it is
 	# (no copy, no initrd line), leaves out an unsigned one, and puts a

@@ -549,7 +549,10 @@ check() {
 			nope "the loader pins kernel ${pv:-$(pinned_kernel)}, the newest in $boot is $v: run $me add $v"
 		else
 			kernel_of "$v"
-			if [ "$REPACK" != 1 ] || [ "$k_uki" = 1 ]; then
+			# a UKI kernel-install handed over from elsewhere: only its
+			# copy on the ESP is left to compare (its pin, above)
+			case $(pinned_kernel) in uki-*) [ "$k_uki" = 1 ] || k_file='' ;; esac
+			if [ -n "$k_file" ] && { [ "$REPACK" != 1 ] || [ "$k_uki" = 1 ]; }; then
 				h=$(esp_pins "$tool" "$lr" | sed -n 's/^kernel [^ ]* //p')
 				[ "$h" = "$(sha256sum <"$k_file" | cut -d' ' -f1)" ] || nope "the pinned kernel is not $k_file"
 			fi
