@@ -329,8 +329,11 @@ run: deps
 	 if [ $$rc -eq 33 ]; then echo "make run: payload PASS"; \
 	 else echo "make run: no PASS from the payload (QEMU status $$rc)"; exit 1; fi
 
+# everything the tiers build is built first, two at a time: the jobs
+# test/run-all.sh then runs side by side find it built, and never build
+# the same file at once
 test: deps
-	@$(MAKE) --no-print-directory -j2 all
+	@$(MAKE) --no-print-directory -j2 all unit-bins corpus-tools fuzz-build fault-build bench-build esp
 	@test/run-all.sh
 
 # make check: the quick loop (test/check.sh): build, unit tests, lint and

@@ -1,38 +1,97 @@
 #!/bin/bash
-# run-all.sh - every test tier; after each its duration, then "make test
-# took ..." and the last line "N passed, N failed".
+# run-all.sh - every test tier.  All their work runs as jobs in a pool of
+# TEST_JOBS (default 2) at a time, the longest first, so that both cores
+# stay busy to the end; then each tier's report in tier order with its
+# time, "make test took ...", and the last line "N passed, N failed".
 #   tier 0: shellcheck over every shell script, the boot cases' placement
 #           lines (test/lint.sh)
 #   tier 0b: the documentation (test/doc: man pages, kaslr.conf(5)'s
 #           tables against the code, README's targets and citations, its
 #           quick start in a fresh clone)
-#   tier 1: host unit tests (ASan + UBSan)
-#   tier 2: fuzz targets, a short bounded pass
-#   tier 3: QEMU + OVMF boots, two at a time: every case at random, the
+#   tier 1: host unit tests (ASan + UBSan); 1b-1f: the malformed-kernel
+#           corpus, make install, make deb, the install commit, the hooks
+#   tier 2: fuzz targets, a short bounded pass; a quick make bench
+#   tier 3: QEMU + OVMF boots, one job each: every case at random, the
 #           cases whose checks depend on where the kernel lands at both
 #           edges too; TEST_SEED (printed) derives every kaslr.seed=
-#   tier 4: firmware fault injection (test/fault: every case of the plan);
-#           its boots run beside tiers 0-2, which leave a core idle
-#   tier 5: the compatibility matrix's fast cells, two at a time
-#           (test/matrix; make test-matrix runs them all)
+#   tier 4: firmware fault injection (test/fault: every case of the plan)
+#   tier 5: the compatibility matrix's fast cells (test/matrix; make
+#           test-matrix runs them all)
 #   tier 6: placement sweeps with build/tools/kaslr-sweep (test/sweep)
 #   tier 7: kernel configurations the loader refused before, made from
 #           Debian's kernel (test/kconfig --quick; make test-kconfig builds
 #           and sweeps them all)
+# run-all.sh --job NAME runs one job (what the pool calls): its output
+# into build/test-results/NAME.txt, its seconds into NAME.took.
 set -u
+self=$(realpath "$0")
 cd "$(dirname "$0")/.." || exit 1
 B=${BUILD:-build}
-passed=0 failed=0
 out=$B/test-results
-rm -rf "$out"; mkdir -p "$out"
 
-# took: how long the tier begun at $t0 took, and the next tier begins
-t_all=$SECONDS t0=$SECONDS
-took() {
-	local d=$((SECONDS - t0))
-	printf '(took %dm%02ds)\n' $((d / 60)) $((d % 60))
-	t0=$SECONDS
-}
+if [ "${1:-}" = --job ]; then
+	name=$2 t=$SECONDS
+	case $name in
+	lint) test/lint.sh ;;
+	doc) test/doc/run.sh ;;
+	unit) make --no-print-directory unit ;;
+	corpus) test/corpus/run.sh ;;
+	install) test/install/run.sh ;;
+	deb) test/install/deb.sh ;;
+	commit) test/install/commit.sh ;;
+	hooks) test/install/hooks.sh ;;
+	fuzz) test/fuzz/run-smoke.sh ;;
+	bench) test/bench/smoke.sh ;;
+	# the pool is the parallelism: the tiers that run lanes of their own
+	# run one here
+	fault) FAULT_LANES=1 test/fault/run.sh ;;
+	matrix) MATRIX_JOBS=1 test/matrix/run.sh --fast ;;
+	sweep) SWEEP_JOBS=1 test/sweep/run.sh ;;
+	kconfig) KCONFIG_JOBS=1 test/kconfig/run.sh --quick ;;
+	boot-*@*) c=${name#boot-} && TEST_PLACEMENT=${c#*@} test/qemu/case.sh "${c%@*}" ;;
+	boot-*) TEST_PLACEMENT=random test/qemu/case.sh "${name#boot-}" ;;
+	*) echo "run-all.sh: no job $name"; false ;;
+	esac >"$out/$name.txt" 2>&1
+	echo $((SECONDS - t)) >"$out/$name.took"
+	# the host and slow tiers say when they are done (a boot says nothing
+	# until the end: there are about 130)
+	case $name in boot-*) ;; *) echo "  ($name done after $((SECONDS - t)) s)" ;; esac
+	exit 0
+fi
+
+passed=0 failed=0
+rm -rf "$out"; mkdir -p "$out"
+t_all=$SECONDS
+
+TEST_SEED=${TEST_SEED:-$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')}
+export TEST_SEED
+echo "TEST_SEED=$TEST_SEED (TEST_SEED=... make test boots the same draws again)"
+
+# a variable store OVMF has booted with once, for the boots to start from
+# (test/qemu/boot.sh, BOOT_VARS_BOOTED): the default payload's boot
+# (a copy of its ESP: QEMU locks the image it boots)
+v=$B/qemu/ovmf-vars-booted.fd
+mkdir -p "$B/qemu"; rm -f "$v"
+cp "$B/esp.img" "$B/qemu/vars-boot.img"
+test/qemu/boot.sh --vars "$v" --log "$out/vars-boot.log" "$B/qemu/vars-boot.img"
+if [ $? = 33 ]; then export BOOT_VARS_BOOTED=$v
+else echo "(the boot that makes a booted variable store failed, see $out/vars-boot.log: every boot starts from the firmware's template)"; rm -f "$v"; fi
+
+# the boots: "CASE" at random, "CASE@EDGE" for the cases whose checks
+# depend on where the kernel lands (test/qemu/cases.list --edges)
+mapfile -t boots < <(test/qemu/cases.list | sed 's/^/boot-/'
+	test/qemu/cases.list --edges | sed 's/^\(.*\) \(.*\)$/boot-\1@\2/')
+# the order the pool takes them in, longest first (list scheduling: what
+# is left at the end is short, so both lanes end about together): the
+# fault tier (about 75 boots), the multi-boot and Linux cases, the host
+# tiers by their usual length, then every other boot
+long='^boot-(bases|multi|linux|fmt-linux|tsc-stutter|fgk-shuffle|shim|uki|seed-planted|starved|sha256|modules|small-8G)'
+jobs=(fault)
+for j in "${boots[@]}"; do [[ $j =~ $long ]] && jobs+=("$j"); done
+jobs+=(commit fuzz deb sweep lint kconfig doc matrix install unit hooks corpus bench)
+for j in "${boots[@]}"; do [[ $j =~ $long ]] || jobs+=("$j"); done
+echo "== ${#jobs[@]} jobs, ${TEST_JOBS:-2} at a time"
+printf '%s\n' "${jobs[@]}" | xargs -P "${TEST_JOBS:-2}" -n 1 "$self" --job
 
 count() { # count FILE: add the "N passed, N failed" line of a tier
 	local l np nf
@@ -41,136 +100,73 @@ count() { # count FILE: add the "N passed, N failed" line of a tier
 	read -r _ np _ nf _ <<<"$l"
 	passed=$((passed + np)); failed=$((failed + nf))
 }
-
-# tier TITLE NAME LINES COMMAND...: COMMAND's output into $out/NAME.txt,
-# its last LINES lines other than "ok ..." shown, its tally added, its
-# duration printed
+took() { # took NAME: the job's own time
+	local d
+	d=$(cat "$out/$1.took" 2>/dev/null || echo 0)
+	printf '(took %dm%02ds)\n' $((d / 60)) $((d % 60))
+}
+# tier TITLE NAME LINES: the job's last LINES lines other than "ok ...",
+# its tally, its time
 tier() {
-	local title=$1 name=$2 n=$3
-	shift 3
-	echo "== $title"
-	"$@" >"$out/$name.txt" 2>&1
-	grep -v '^ok ' "$out/$name.txt" | tail -n "$n"
-	count "$out/$name.txt"
-	took
+	echo "== $1"
+	grep -v '^ok ' "$out/$2.txt" | tail -n "$3"
+	count "$out/$2.txt"
+	took "$2"
 }
 
-# tier 4's boots (one QEMU at a time, the injector's plan in order) run
-# beside the host tiers 0-2, which are mostly one process each and would
-# leave the second core idle; its report comes in its place below
-fault_tier() {
-	local t=$SECONDS
-	if make --no-print-directory fault-build >"$out/fault.txt" 2>&1; then
-		test/fault/run.sh >>"$out/fault.txt" 2>&1
-	else
-		echo "fault: 0 passed, 1 failed (make fault-build failed)" >>"$out/fault.txt"
-	fi
-	echo "(the fault tier itself: $((SECONDS - t)) s)" >"$out/fault-took.txt"
-}
-fault_tier &
-fault_pid=$!
-
-tier "tier 0: shellcheck" lint 40 test/lint.sh
-
-tier "tier 0b: documentation" doc 20 test/doc/run.sh
+tier "tier 0: shellcheck" lint 40
+tier "tier 0b: documentation" doc 20
 
 echo "== tier 1: host unit tests"
-make --no-print-directory unit >"$out/unit.txt" 2>&1
 grep -E '^(  |unit:|FAIL)' "$out/unit.txt" | grep -v ': 0 failed' | tail -n 40
 grep -E '^unit:' "$out/unit.txt" || { tail -n 30 "$out/unit.txt"; echo "unit: 0 passed, 1 failed" >>"$out/unit.txt"; }
 count "$out/unit.txt"
-took
+took unit
 
-echo "== tier 1b: malformed-kernel corpus"
-test/corpus/run.sh >"$out/corpus.txt" 2>&1
-tail -n 3 "$out/corpus.txt"
-count "$out/corpus.txt"
-took
-
-echo "== tier 1c: make install (host)"
-test/install/run.sh >"$out/install.txt" 2>&1
-tail -n 3 "$out/install.txt"
-count "$out/install.txt"
-took
-
-tier "tier 1d: make deb, dpkg in a root of its own, the kernel hooks (host)" deb 8 test/install/deb.sh
-
-tier "tier 1e: the install commit under failures and power cuts (host)" commit 8 test/install/commit.sh
-
-tier "tier 1f: the kernel hooks against a hostile ESP, TRUST=shim's kernels (host)" hooks 8 test/install/hooks.sh
-
-if [ -x test/fuzz/run-smoke.sh ]; then
-	echo "== tier 2: fuzz smoke"
-	test/fuzz/run-smoke.sh >"$out/fuzz.txt" 2>&1
-	tail -n 12 "$out/fuzz.txt"
-	count "$out/fuzz.txt"
-	took
-fi
-
-echo "== bench smoke (make bench runs; no numbers asserted)"
-test/bench/smoke.sh >"$out/bench.txt" 2>&1
-tail -n 2 "$out/bench.txt"
-count "$out/bench.txt"
-took
+tier "tier 1b: malformed-kernel corpus" corpus 3
+tier "tier 1c: make install (host)" install 3
+tier "tier 1d: make deb, dpkg in a root of its own, the kernel hooks (host)" deb 8
+tier "tier 1e: the install commit under failures and power cuts (host)" commit 8
+tier "tier 1f: the kernel hooks against a hostile ESP, TRUST=shim's kernels (host)" hooks 8
+tier "tier 2: fuzz smoke" fuzz 12
+tier "bench smoke (make bench runs; no numbers asserted)" bench 2
 
 echo "== tier 3: QEMU + OVMF boots"
-# every case at random, and the cases whose checks depend on where the
-# kernel lands at both edges as well (test/qemu/cases.list --edges); every
-# boot's kaslr.seed= derives from TEST_SEED (test/qemu/lib.sh, place), so
-# TEST_SEED=... make test boots the same draws again
-TEST_SEED=${TEST_SEED:-$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')}
-export TEST_SEED
-echo "TEST_SEED=$TEST_SEED"
-# "NAME PLACEMENT" lines, the long ones first (Linux, the multi-boot
-# cases) so that the two parallel lanes finish together
-mapfile -t jobs < <({ test/qemu/cases.list | sed 's/$/ random/'; test/qemu/cases.list --edges; } |
-	awk '/^(bases|multi|linux|fmt-linux|tsc-stutter|fgk-shuffle)/ {print 0, $0; next} {print 1, $0}' |
-	sort -s -k1,1n | cut -d' ' -f2-)
-# two at a time; $1 (the output directory), $2 (the case) and $3 (the
-# placement) are the inner sh's arguments, expanded there (SC2016)
-# shellcheck disable=SC2016
-printf '%s\n' "${jobs[@]}" |
-	xargs -P 2 -L 1 sh -c 'l=$2; [ "$3" = random ] || l=$2@$3
-		TEST_PLACEMENT=$3 test/qemu/case.sh "$2" >"$1/boot-$l.txt" 2>&1' sh "$out"
-bp=0 bf=0 edges=0
-for j in "${jobs[@]}"; do
-	read -r c p <<<"$j"
-	l=$c
-	[ "$p" = random ] || { l=$c@$p; edges=$((edges + 1)); }
-	r=$out/boot-$l.txt
+bp=0 bf=0 edges=0 bt=0
+for j in "${boots[@]}"; do
+	l=${j#boot-}
+	[[ $l == *@* ]] && edges=$((edges + 1))
+	r=$out/$j.txt
 	if grep -q "^ok $l\( \|\$\)" "$r"; then
 		grep "^ok $l" "$r"; bp=$((bp + 1))
 	else
 		cat "$r"; bf=$((bf + 1))
 	fi
+	bt=$((bt + $(cat "$out/$j.took" 2>/dev/null || echo 0)))
 done
 echo "($(test/qemu/cases.list | wc -l) cases at random, $((edges / 2)) of them at both edges too: $edges edge runs)"
 echo "boot: $bp passed, $bf failed" | tee "$out/boot.txt"
 count "$out/boot.txt"
-took
+printf '(%d runs, %dm%02ds of boot time in all)\n' ${#boots[@]} $((bt / 60)) $((bt % 60))
 
-echo "== tier 4: firmware fault injection (ran beside tiers 0-2)"
-wait "$fault_pid"
+echo "== tier 4: firmware fault injection"
 grep -E '^(FAIL|    \|)' "$out/fault.txt" | tail -n 40
 grep -E '^\([0-9]+ boots' "$out/fault.txt"
-cat "$out/fault-took.txt"
 tail -n 1 "$out/fault.txt"
 count "$out/fault.txt"
-took
+took fault
 
-tier "tier 5: compatibility matrix (fast cells)" matrix 20 env MATRIX_JOBS=2 test/matrix/run.sh --fast
+tier "tier 5: compatibility matrix (fast cells)" matrix 20
 
 echo "== tier 6: placement sweeps (kaslr-sweep)"
-test/sweep/run.sh >"$out/sweep.txt" 2>&1
 grep -E '^(FAIL|sweep:|planted bug: random)' "$out/sweep.txt" | tail -n 20
 count "$out/sweep.txt"
-took
+took sweep
 
 echo "== tier 7: kernel configurations (derived from Debian's kernel)"
-test/kconfig/run.sh --quick >"$out/kconfig.txt" 2>&1
 grep -E '^(FAIL|kconfig:)' "$out/kconfig.txt" | tail -n 20
 count "$out/kconfig.txt"
-took
+took kconfig
 
 d=$((SECONDS - t_all))
 printf 'make test took %dm%02ds\n' $((d / 60)) $((d % 60))

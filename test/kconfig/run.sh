@@ -4,7 +4,8 @@
 # initramfs (test/linux/initramfs.sh cloud) with build/tools/kaslr-sweep at
 # random placements and at every edge, each row judged on what the running
 # kernel says about itself ("Kernel code" in /proc/iomem, _text in
-# /proc/kallsyms: test/linux/init.sh's report) against the loader's choice.
+# /proc/kallsyms: test/linux/init.sh's report) against the loader's choice;
+# KCONFIG_JOBS boots at a time (default 2; make test's pool runs it with 1).
 #
 #   run.sh [CELL...]  make test-kconfig: every cell of test/kconfig/cells
 #                     (or those named), built from Debian's linux-source-6.1
@@ -62,7 +63,7 @@ sweep() {
 	# delay loop, which a guest starved by a busy host fails ("IO-APIC +
 	# timer doesn't work!", a panic); nothing here depends on it
 	"$S" --kernel "$bz" --initrd "$U/initrd.img" --cmdline 'console=ttyS0 panic=-1 quiet no_timer_check' \
-		--runs 1 --edges --mem "$mems" --jobs 2 --pass '^linux-init: REPORT ' \
+		--runs 1 --edges --mem "$mems" --jobs "${KCONFIG_JOBS:-2}" --pass '^linux-init: REPORT ' \
 		--fail 'Kernel panic|^linux-init: FAIL' --timeout 300 --junit "$W/$name.xml" \
 		>"$W/$name.txt" 2>&1
 	cat "$W/$name.txt"

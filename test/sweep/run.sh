@@ -1,6 +1,7 @@
 #!/bin/bash
 # run.sh - the placement-sweep tier: build/tools/kaslr-sweep run as a kernel
-# CI would run it, judged on what the booted kernels say about themselves.
+# CI would run it, judged on what the booted kernels say about themselves;
+# SWEEP_JOBS boots at a time (default 2; make test's pool runs it with 1).
 #
 #   bad input        a missing kernel, a regex that does not compile, --runs 0
 #                    without --edges, a bad --seed, --accel: one line each
@@ -160,7 +161,7 @@ rows() { grep -E '^[0-9]+ +[0-9]+[MG] ' "$1"; }
 field() { rows "$1" | awk -v e="$2" -v c="$3" '$4 == e { print $c }'; }
 
 # ---------------------------------------------------------------- planted bug
-"$S" --kernel "$K" --cmdline 'payload.bug=top16m' --runs 2 --edges --mem 512M --jobs 2 \
+"$S" --kernel "$K" --cmdline 'payload.bug=top16m' --runs 2 --edges --mem 512M --jobs "${SWEEP_JOBS:-2}" \
 	--pass "$NPASS" --fail "$NFAIL" --timeout 120 --junit "$W/bug.xml" >"$W/bug.txt" 2>&1
 rc=$?
 cat "$W/bug.txt"
@@ -232,7 +233,7 @@ rc=$?
 	ok "path: the reproduce line, as printed, fails the same way" || bad "path" "reproduce: exit $rc, $(sed -n 's/^  why: //p' "$W/path-repro.txt")"
 
 # ---------------------------------------------------------------- no bug
-"$S" --kernel "$K" --runs 1 --edges --mem 512M --jobs 2 --pass "$NPASS" --fail "$NFAIL" \
+"$S" --kernel "$K" --runs 1 --edges --mem 512M --jobs "${SWEEP_JOBS:-2}" --pass "$NPASS" --fail "$NFAIL" \
 	--timeout 120 --junit "$W/nobug.xml" >"$W/nobug.txt" 2>&1
 rc=$?
 cat "$W/nobug.txt"
@@ -260,7 +261,7 @@ EOF
 if ! bz=$(test/linux/fetch.sh cloud 2>"$W/fetch.err"); then
 	bad "debian: no Debian cloud kernel" "$(tail -n 1 "$W/fetch.err")"
 else
-	"$S" --kernel "$bz" --initramfs-report --runs 1 --edges --mem 512M,4G --jobs 2 --timeout 180 \
+	"$S" --kernel "$bz" --initramfs-report --runs 1 --edges --mem 512M,4G --jobs "${SWEEP_JOBS:-2}" --timeout 180 \
 		--junit "$W/debian.xml" >"$W/debian.txt" 2>&1
 	rc=$?
 	cat "$W/debian.txt"
