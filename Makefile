@@ -12,8 +12,9 @@ BUILD   := build
 DEB_PKGS := gnu-efi zlib1g-dev liblzma-dev liblz4-dev libzstd-dev lz4 zstd ovmf qemu-system-x86 mtools dosfstools \
             systemd-boot-efi systemd sbsigntool clang libclang-rt-14-dev gcc g++ make binutils gzip \
             coreutils grep gawk fdisk openssl xz-utils util-linux shellcheck \
-            swtpm swtpm-tools tpm2-tools xxd clevis-luks clevis-tpm2 cryptsetup-bin jose dpkg busybox-static cpio e2fsprogs python3 shim-unsigned \
-            mmdebstrap efitools dpkg-dev debhelper lintian mandoc groff-base groff bc flex bison libelf-dev libssl-dev python3-pexpect
+            swtpm swtpm-tools tpm2-tools xxd dpkg busybox-static cpio e2fsprogs python3 shim-unsigned \
+            mmdebstrap efitools dpkg-dev debhelper lintian mandoc groff-base groff bc flex bison libelf-dev libssl-dev python3-pexpect \
+            cryptsetup-bin clevis-luks clevis-tpm2 jose libtss2-esys-3.0.2-0 libtss2-rc0 libtss2-mu0 libtss2-tcti-device0 libtss2-tcti-swtpm0
 
 WARN := -Wall -Wextra -Werror
 
@@ -207,12 +208,16 @@ $(PCR_TOOL): $(PCR_OBJ)
 
 # build/tools/kaslr-sweep (src/tools/kaslr-sweep.sh): placement sweeps under
 # QEMU + OVMF; it finds build/BOOTX64.EFI beside its own directory, and
-# in it guest-clock.sh (its time limits) and report-init.sh (the /init of
+# in it guest-clock.sh (its time limits), kaslr-esp.sh (its reader of a
+# unified kernel image's sections) and report-init.sh (the /init of
 # --initramfs-report: test/linux/init.sh, the boot tests' own)
 SWEEP_TOOL := $(BUILD)/tools/kaslr-sweep
-$(SWEEP_TOOL): src/tools/kaslr-sweep.sh $(BUILD)/tools/guest-clock.sh $(BUILD)/tools/report-init.sh
+$(SWEEP_TOOL): src/tools/kaslr-sweep.sh $(BUILD)/tools/guest-clock.sh $(BUILD)/tools/kaslr-esp.sh \
+               $(BUILD)/tools/report-init.sh
 	install -D -m 0755 $< $@
 $(BUILD)/tools/guest-clock.sh: src/tools/guest-clock.sh
+	install -D -m 0644 $< $@
+$(BUILD)/tools/kaslr-esp.sh: src/tools/kaslr-esp.sh
 	install -D -m 0644 $< $@
 $(BUILD)/tools/report-init.sh: test/linux/init.sh
 	install -D -m 0755 $< $@

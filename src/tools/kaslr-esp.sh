@@ -85,6 +85,43 @@ esp_pins() {
 		sed -n 's/^\(kernel\|initrd\) *\\\([^ ]*\) sha256=\([0-9a-f]*\)$/\1 \2 \3/p' | tr '\134' /
 }
 
+# pe_section FILE HEX: FILE is a PE image with a section whose 8-byte name
+# is HEX (hexadecimal, NUL-padded); pe_sec_off and pe_sec_len then say
+# where its bytes are in the file (VirtualSize of them, no more than the
+# file holds).  Read with od, every offset checked against the file's
+# size, at most 96 sections: the file may be anyone's (a UKI on the ESP).
+pe_sec_off=0 pe_sec_len=0
+pe_section() {
+	local f=$1 want=$2 len pe n opt tab i vs rs ro
+	len=$(stat -L -c %s -- "$f" 2>/dev/null) || return 1
+	[ "$len" -ge 64 ] && [ "$(head -c 2 -- "$f" 2>/dev/null)" = MZ ] || return 1
+	pe=$(od -An -t u4 -j 60 -N 4 -- "$f" 2>/dev/null | tr -d ' ')
+	[ -n "$pe" ] && [ "$pe" -le "$len" ] && [ $((len - pe)) -ge 24 ] || return 1
+	[ "$(od -An -t x1 -j "$pe" -N 4 -- "$f" | tr -d ' \n')" = 50450000 ] || return 1
+	read -r n < <(od -An -t u2 -j $((pe + 6)) -N 2 -- "$f")
+	read -r opt < <(od -An -t u2 -j $((pe + 20)) -N 2 -- "$f")
+	tab=$((pe + 24 + opt))
+	[ "$n" -le 96 ] && [ "$tab" -le "$len" ] && [ $((len - tab)) -ge $((n * 40)) ] || return 1
+	for ((i = 0; i < n; i++)); do
+		[ "$(od -An -t x1 -j $((tab + 40 * i)) -N 8 -- "$f" | tr -d ' \n')" = "$want" ] || continue
+		read -r vs _ rs ro < <(od -An -t u4 -j $((tab + 40 * i + 8)) -N 16 -- "$f")
+		[ "$vs" -le "$rs" ] || vs=$rs
+		[ "$ro" -le "$len" ] && [ "$vs" -le $((len - ro)) ] || return 1
+		pe_sec_off=$ro pe_sec_len=$vs
+		return 0
+	done
+	return 1
+}
+# uki_cmdline FILE: the text of a UKI's .cmdline (NULs left out), or nothing
+uki_cmdline() {
+	uki_has_cmdline "$1" || return 1
+	tail -c +$((pe_sec_off + 1)) -- "$1" | head -c "$pe_sec_len" | tr -d '\000'
+}
+# is_uki FILE: a unified kernel image, a PE image with a .linux section
+# (what the loader takes for one); uki_has_cmdline FILE: one with a .cmdline
+is_uki() { pe_section "$1" 2e6c696e75780000; }
+uki_has_cmdline() { pe_section "$1" 2e636d646c696e65; }
+
 # esp_flush: what was written to the ESP reaches the disk before what
 # follows (FAT writes back in any order; sync -f: the ESP's file system)
 esp_flush() {

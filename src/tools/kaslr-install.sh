@@ -38,6 +38,10 @@
 #     boots as shipped); only with --repack is a bzImage repacked to
 #     vmlinux-VERSION.gz (kaslr-repack.sh: quicker to decompress under an
 #     emulator);
+#   - a unified kernel image (a PE file with a .linux section) is a kernel
+#     like any other, copied beside the loader and pinned whole; it takes no
+#     --initrd (its .initrd is inside), and --cmdline replaces its .cmdline
+#     only where systemd-stub would take a line (Secure Boot off);
 #   - nothing on the ESP is trusted while installing: the kernel and initrds
 #     are copied first into a directory only this user reads, the policy
 #     pins THOSE copies' SHA-256, and the bytes written to the ESP are
@@ -291,6 +295,14 @@ preflight() {
 	[ -n "$tool" ] || die "no --tool given, and no $libdir/kaslr-policy"
 	for f in "$loader" "$tool"; do [ -f "$f" ] || die "$f missing (build it first)"; done
 	for f in "${initrds[@]}"; do [ -f "$f" ] || die "initrd $f: no such file"; done
+	# a unified kernel image carries its initrd and command line
+	if is_uki "$kernel"; then
+		[ ${#initrds[@]} = 0 ] ||
+			die "kernel $kernel is a unified kernel image: its initrd is its .initrd section; give no --initrd (rebuild the image to change it)"
+		if [ "$have_cmdline" = 1 ] && uki_has_cmdline "$kernel"; then
+			say "note: $kernel has a .cmdline: under Secure Boot that is the command line and --cmdline (CMDLINE=) is ignored, as systemd-stub ignores one; without Secure Boot --cmdline replaces it"
+		fi
+	fi
 	{ [ -z "$key$cert" ] || { [ -n "$key" ] && [ -n "$cert" ]; }; } || die "signing needs both a key and a certificate"
 	if [ -n "$key" ]; then
 		{ command -v sbsign && command -v sbverify; } >/dev/null ||

@@ -28,8 +28,10 @@ Boot FILE through kaslr-loader under QEMU + OVMF at recorded random
 placements and at the edges of where it can go; each boot passes when
 --pass matches its serial console first.
 
-  --kernel FILE       the kernel (ELF, compressed ELF, or a Linux bzImage);
-                      required
+  --kernel FILE       the kernel (ELF, compressed ELF, a Linux bzImage, or a
+                      unified kernel image: its .initrd goes first, its
+                      .cmdline is the command line unless --cmdline
+                      replaces it); required
   --initrd FILE       a Linux initrd, repeatable, at most 8, in order
                       (default: none)
   --initramfs-report  add, as the last initrd, a busybox initramfs whose
@@ -41,11 +43,17 @@ placements and at the edges of where it can go; each boot passes when
                       'Kernel panic|^linux-init: FAIL' and --cmdline
                       'console=ttyS0 panic=-1 quiet no_timer_check' (under
                       emulation on a busy host Linux's timer probe can
-                      panic) unless given (default: off)
+                      panic) unless given, or the kernel is a unified
+                      kernel image (its .cmdline then); with a unified
+                      kernel image, a boot whose kernel ran with another
+                      command line fails (default: off)
   --module FILE[,STRING]
                       a module for this loader's own protocol, repeatable,
                       at most 16 (default: none)
-  --cmdline STR       the kernel's command line (default: empty)
+  --cmdline STR       the kernel's command line; a unified kernel image's
+                      .cmdline is replaced (the sweep boots without
+                      Secure Boot, where systemd-stub takes one too)
+                      (default: empty; a UKI's .cmdline)
   --runs N            boots at random placements per memory size, each
                       with its own recorded seed (default: 3)
   --edges             also one boot per edge and memory size: phys-lowest,
@@ -119,9 +127,6 @@ done
 if [ "$report" = 1 ]; then
 	[ "$pass_set" = 1 ] || pass='^linux-init: REPORT '
 	[ "$fail_set" = 1 ] || failre='Kernel panic|^linux-init: FAIL'
-	# no_timer_check: under TCG on a busy host the IO-APIC timer probe
-	# can miss its ticks, and Linux panics ("IO-APIC + timer doesn't work!")
-	[ "$cmdline_set" = 1 ] || cmdline='console=ttyS0 panic=-1 quiet no_timer_check'
 fi
 
 # ------------------------------------------------------------ arguments
@@ -196,6 +201,27 @@ if [ "$report" = 1 ]; then
 	rinit=$here/report-init.sh
 	[ -f "$rinit" ] || rinit=/usr/lib/kaslr-loader/report-init.sh
 	[ -f "$rinit" ] || broken "$rinit missing, which --initramfs-report needs (reinstall kaslr-sweep)"
+fi
+# the reader of PE sections (kaslr-loader's, which kaslr-sweep depends on):
+# beside this tool, else the packaged one
+esplib=$here/kaslr-esp.sh
+[ -f "$esplib" ] || esplib=/usr/lib/kaslr-loader/kaslr-esp.sh
+# shellcheck source=src/tools/kaslr-esp.sh
+. "$esplib" 2>/dev/null || broken "$esplib missing (reinstall kaslr-loader)"
+# a unified kernel image: the loader boots its .linux with its .initrd
+# first and, without Secure Boot, the line passed in instead of .cmdline;
+# want_cmdline: the line its kernel must run with
+uki=0 want_cmdline=''
+if is_uki "$kernel"; then
+	uki=1
+	if [ "$cmdline_set" = 1 ] && [ -n "$cmdline" ]; then want_cmdline=$cmdline
+	else want_cmdline=$(uki_cmdline "$kernel"); fi
+	want_cmdline=$(printf '%s' "$want_cmdline" | sed 's/[[:space:]]*$//')
+	echo "$me: $kernel is a unified kernel image: its .linux booted with its .initrd first${initrds[0]:+, then the --initrd files}, command line: ${want_cmdline:-none}"
+elif [ "$report" = 1 ] && [ "$cmdline_set" = 0 ]; then
+	# no_timer_check: under TCG on a busy host the IO-APIC timer probe
+	# can miss its ticks, and Linux panics ("IO-APIC + timer doesn't work!")
+	cmdline='console=ttyS0 panic=-1 quiet no_timer_check'
 fi
 [ "$accel" = tcg ] || kvm_usable || broken "--accel kvm: /dev/kvm is not usable here (--accel tcg emulates)"
 if [ -n "$junit" ]; then
@@ -300,7 +326,7 @@ hex() { if [ -n "$1" ]; then printf '0x%x' "$(($1))"; else echo -; fi; }
 # it gave in $work/N.fixed
 one_boot() {
 	local n=$1 mem kind edge bseed img log conf t0 pid rc='' why='' out phys voff line
-	local virt kphys='' kvoff='' text fixed
+	local virt kphys='' kvoff='' text fixed kline
 	IFS='|' read -r mem kind edge bseed <<<"${boots[$n]}"
 	img=$work/$n.img log=$work/$n.log conf=$work/$n.conf
 	cp --sparse=always "$base_img" "$img"
@@ -378,6 +404,12 @@ one_boot() {
 	if [ "$report" = 1 ] && [ "$rc" = pass ] &&
 		{ [ -z "$kphys" ] || [ -z "$kvoff" ] || [ $((kphys)) != $((phys)) ] || [ $((kvoff)) != $((voff)) ]; }; then
 		rc=fail why="the kernel reports Kernel code at $(hex "$kphys") and offset $(hex "$kvoff"), the loader chose $(hex "$phys") and $(hex "$voff")"
+	fi
+	# a UKI's kernel runs with its .cmdline, or the line that replaced it
+	if [ "$uki" = 1 ] && [ "$report" = 1 ] && [ "$rc" = pass ]; then
+		kline=$(sed -n 's/.* cmdline=//p' <<<"$line" | sed 's/[[:space:]]*$//')
+		[ "$kline" = "$want_cmdline" ] ||
+			rc=fail why="the kernel ran with the command line '$kline', want '$want_cmdline'"
 	fi
 	printf '%s %s %s %s %s %s %s\n' "$rc" "$(hex "$phys")" "$(hex "$voff")" "$(hex "$kphys")" "$(hex "$kvoff")" \
 		"$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')" "$why" \

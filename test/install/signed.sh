@@ -35,12 +35,19 @@ signed_kernels() {
 }
 
 # shim_block NEW [PREV]: the block kaslr-loader-update writes into
-# kaslr.conf under TRUST=shim (each kernel with an initrd here)
+# kaslr.conf under TRUST=shim (each kernel with an initrd here; a NEW or
+# PREV of the form "kernel PATH" is a unified kernel image's line, alone)
 shim_block() {
 	local v
 	echo '# kaslr-loader-update: begin (TRUST=shim: rewritten on every kernel update)'
-	echo '# The newest kernels shim would start, each followed by its initrd: the'
-	echo '# loader boots the first one shim accepts, else the next.'
-	for v in "$@"; do printf 'kernel vmlinuz-%s\ninitrd initrd.img-%s\n' "$v" "$v"; done
+	echo '# The newest kernels shim would start, each followed by its initrd (a'
+	echo '# unified kernel image carries its own): the loader boots the first one'
+	echo '# shim accepts, else the next.'
+	for v in "$@"; do
+		case $v in
+		'kernel '*) printf '%s\n' "$v" ;;
+		*) printf 'kernel vmlinuz-%s\ninitrd initrd.img-%s\n' "$v" "$v" ;;
+		esac
+	done
 	echo '# kaslr-loader-update: end'
 }

@@ -34,9 +34,10 @@
 #                   shim's MokManager), its output still in the log
 #   --tpm DIR       a TPM 2.0 (swtpm, state in DIR) on tpm-tis; after QEMU
 #                   exits its volatile state (PCRs) is saved in DIR, to be read
-#                   with test/qemu/tpm-pcrs.sh DIR.  A fresh TPM each boot,
-#                   unless BOOT_TPM_KEEP=1: then the TPM of the last boot
-#                   with DIR (its seeds and what was sealed with them)
+#                   with test/qemu/tpm-pcrs.sh DIR
+#   --tpm-keep DIR  the same, but the TPM's permanent state (its seeds, and
+#                   so what was sealed with it) is kept from one boot to the
+#                   next, as a machine's TPM keeps it; --tpm starts afresh
 #   --icount N      guest time from the instruction count (-icount
 #                   shift=N,sleep=off: 2^N virtual ns per instruction), so
 #                   the guest's own timings count work, not the host's load
@@ -63,7 +64,7 @@
 # wall-clock time ends any boot.
 set -u
 show=0 log='' mem=512M cpu=max rng=0 timeout=90 until='' extra=() machine=q35 smp=1 idle=0
-sb=0 tpm='' esp_if=if=ide,index=0 stutter=0 keep_vars='' console=
+sb=0 tpm='' tpm_keep=0 esp_if=if=ide,index=0 stutter=0 keep_vars='' console=
 while [ $# -gt 1 ]; do
 	case $1 in
 	--show) show=1 ;;
@@ -85,6 +86,7 @@ while [ $# -gt 1 ]; do
 	--vars) keep_vars=$2; shift ;;
 	--console) console=$2; shift ;;
 	--tpm) tpm=$2; shift ;;
+	--tpm-keep) tpm=$2 tpm_keep=1; shift ;;
 	--icount) extra+=(-icount "shift=$2,sleep=off"); shift ;;
 	--stutter) stutter=1 ;;
 	--stutter-fine) stutter=fine ;;
@@ -136,8 +138,8 @@ else
 fi
 if [ -n "$tpm" ]; then
 	command -v swtpm >/dev/null || { echo "boot.sh: swtpm missing (run make deps)" >&2; exit 2; }
-	mkdir -p "$tpm" && rm -f "$tpm"/tpm2-00.volatilestate "$tpm/ctrl.sock"
-	[ "${BOOT_TPM_KEEP:-0}" = 1 ] || rm -f "$tpm"/tpm2-00.*
+	mkdir -p "$tpm" && rm -f "$tpm/tpm2-00.volatilestate" "$tpm/ctrl.sock"
+	[ "$tpm_keep" = 1 ] || rm -f "$tpm"/tpm2-00.*
 	swtpm socket --tpm2 --tpmstate "dir=$tpm" --ctrl "type=unixio,path=$tpm/ctrl.sock" \
 		--log "file=$tpm/swtpm.log" &
 	swtpm_pid=$!

@@ -40,6 +40,11 @@
 #                    placement property
 #   JUnit            every --junit file parses (python3 xml.etree) with one
 #                    testcase per row and the failures counted right
+#   UKI              a unified kernel image built as the boot cases build
+#                    theirs (test/linux/uki.sh), 3 boots with its .cmdline
+#                    and 1 with --cmdline, one at a time: all pass, each
+#                    kernel at the loader's bases and with the command line
+#                    the rules give (the .cmdline, or --cmdline instead)
 #
 # Last line: "sweep: N passed, N failed".
 # ok only echoes and counts, so "A && ok || bad" is an if-then-else here
@@ -342,5 +347,57 @@ for c in cases:
         sys.exit(1)
 sys.exit(0 if len(cases) == 2 else 1)
 EOF
+fi
+
+# ---------------------------------------------------------------- unified kernel image
+# a UKI built as the boot cases build theirs (test/linux/uki.sh: Debian's
+# cloud kernel, the busybox initramfs as .initrd, a .cmdline of its own),
+# swept with --initramfs-report, one boot at a time: two runs and
+# virt-highest with the image's .cmdline, then a run with --cmdline
+# replacing it; every boot passes, its kernel at the loader's bases, and
+# the command line each kernel reports (/proc/cmdline, read here from the
+# JUnit file) is the one the rules give
+uki_cmdline_check() { # uki_cmdline_check XML LINE ROWS
+	python3 - "$@" <<'EOF'
+import re, sys, xml.etree.ElementTree as ET
+f, want, rows = sys.argv[1], sys.argv[2], int(sys.argv[3])
+n = 0
+for c in ET.parse(f).getroot().findall("testcase"):
+    r = re.search(r"linux-init: REPORT .* cmdline=(.*)", c.find("system-out").text or "")
+    if not r or r[1].strip() != want:
+        print("row", c.get("name"), "ran with", repr(r[1] if r else None), "want", repr(want))
+        sys.exit(1)
+    n += 1
+sys.exit(0 if n == rows else 1)
+EOF
+}
+if ! U=$(
+	WORK=$W NAME=uki UKI_CMDLINE='console=ttyS0 panic=-1 quiet no_timer_check kl.marker=uki-sweep'
+	fail() { echo "$*" >&2; exit 1; }
+	# shellcheck source=test/linux/uki.sh
+	. test/linux/uki.sh
+	uki_build >&2
+	echo "$UKI"
+) 2>"$W/uki-build.err"; then
+	bad "uki: no unified kernel image" "$(tail -n 1 "$W/uki-build.err")"
+else
+	"$S" --kernel "$U" --initramfs-report --runs 2 --edges --only virt-highest --mem 512M --jobs 1 \
+		--timeout 240 --junit "$W/uki.xml" >"$W/uki.txt" 2>&1
+	rc=$?
+	cat "$W/uki.txt"
+	nrows=$(rows "$W/uki.txt" | wc -l)
+	[ "$rc" = 0 ] && [ "$nrows" = 3 ] && ok "uki: the sweep exits 0 after 3 boots" || bad "uki: exit $rc after $nrows boots, want 0 after 3"
+	[ "$(rows "$W/uki.txt" | awk '$7 == "-" || $8 == "-" || $5 != $7 || $6 != $8' | wc -l)" = 0 ] &&
+		ok "uki: each row's kernel columns are the loader's bases" ||
+		bad "uki: a row's kernel columns differ from the loader's bases or are empty"
+	uki_cmdline_check "$W/uki.xml" 'console=ttyS0 panic=-1 quiet no_timer_check kl.marker=uki-sweep' 3 &&
+		ok "uki: each kernel ran with the image's .cmdline" || bad "uki: a kernel did not run with the image's .cmdline"
+	line='console=ttyS0 panic=-1 quiet no_timer_check kl.marker=override'
+	"$S" --kernel "$U" --initramfs-report --cmdline "$line" --runs 1 --mem 512M --jobs 1 --timeout 240 \
+		--junit "$W/uki-override.xml" >"$W/uki-override.txt" 2>&1
+	rc=$?
+	cat "$W/uki-override.txt"
+	[ "$rc" = 0 ] && uki_cmdline_check "$W/uki-override.xml" "$line" 1 &&
+		ok "uki: --cmdline replaces the .cmdline" || bad "uki: --cmdline: exit $rc, or the kernel ran with another line"
 fi
 tally_end sweep

@@ -141,7 +141,9 @@ refused-loader)
 	# without Debian's signature (its initrd is on the ESP: the fallback's)
 	cp "$d/grubx64.efi.signed" "$ldir/grubx64.efi"
 	old=$(cat "$d/old-version")
-	sbattach --remove "$ldir/vmlinuz-$old" "$ldir/vmlinuz-unsigned" 2>&1 | each sbattach
+	# (sbattach --remove strips the file it is given, in place)
+	cp "$ldir/vmlinuz-$old" "$ldir/vmlinuz-unsigned"
+	sbattach --remove "$ldir/vmlinuz-unsigned" 2>&1 | each sbattach
 	cp "$ldir/kaslr.conf" "$d/kaslr.conf.saved"
 	{
 		echo "kernel vmlinuz-unsigned"

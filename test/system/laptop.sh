@@ -29,10 +29,15 @@
 #                     installer left them, no MOK
 # One line per check ("ok laptop-STAGE: ..." or "FAIL ..."), "info" lines
 # for what is reported but not judged; run.sh counts them.
-# For work on the scenario itself: LAPTOP_KEEP=1 keeps the machine (its disk
-# and variable store) after each boot N in after-N/; LAPTOP_FROM=N then
+# For work on the scenario itself: LAPTOP_KEEP=1 keeps the machine (its disk,
+# variable store and TPM) after each boot N in after-N/; LAPTOP_FROM=N then
 # starts a later run at boot N from after-(N-1)/, the boots before it
-# judged from their logs.
+# judged from their logs, with this tree's guest scripts and guide commands
+# written into the restored disk (the .deb stays the one it was made with);
+# LAPTOP_FROM=9 boots nothing and judges every boot again from its logs;
+# with LAPTOP_UPGRADE=1 the restored system's kaslr-loader-update,
+# kaslr-loader-install and kaslr-esp.sh are replaced by the current .deb's
+# (a fix to them tried in the later boots).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
@@ -108,6 +113,48 @@ take delete.sh "$(block 'mokutil --delete db.cer')"
 
 # ---------------------------------------------------------------- the disk
 disk=$R/disk.img
+gd=/root/kaslr-system
+# guest_files EXT4 [refresh]: this run's files into the root file system
+# EXT4 (debugfs; "FILE?offset=N" for the one inside a disk): the guest's
+# scripts and the guide's commands, and on a fresh one the packages too
+guest_files() {
+	echo "$PW" >"$R/mok-password"
+	# the person answers apt's questions with yes
+	echo 'APT::Get::Assume-Yes "true";' >"$R/apt.conf"
+	{
+		if [ -n "${2:-}" ]; then
+			echo "rm $gd/run"
+			echo "rm $gd/steps.sh"
+			for f in "$g"/*; do echo "rm $gd/guide/${f##*/}"; done
+			if [ -n "${LAPTOP_UPGRADE:-}" ]; then
+				# the installed package's programs, as the current .deb has them
+				rm -rf "$R/deb-x"
+				dpkg-deb -x "$(first "$B"/deb/kaslr-loader_*.deb)" "$R/deb-x" || die "LAPTOP_UPGRADE: cannot unpack the .deb"
+				for f in usr/sbin/kaslr-loader-update usr/sbin/kaslr-loader-install usr/lib/kaslr-loader/kaslr-esp.sh; do
+					echo "rm /$f"
+					echo "write $R/deb-x/$f /$f"
+				done
+			fi
+		else
+			echo report >"$R/step"
+			echo "write $R/step $gd/step"
+			echo "write $R/mok-password $gd/mok-password"
+			echo "write $R/apt.conf /etc/apt/apt.conf.d/90kaslr-system"
+			echo "mkdir $gd/guide"
+			deb=$(first "$B"/deb/kaslr-loader_*.deb) && echo "write $deb $gd/${deb##*/}"
+			echo "write $newdeb $gd/${newdeb##*/}"
+		fi
+		echo "write test/system/guest.sh $gd/run"
+		echo "write test/system/laptop-guest.sh $gd/steps.sh"
+		for f in "$g"/*; do echo "write $f $gd/guide/${f##*/}"; done
+	} >"$R/debugfs.cmd"
+	debugfs -w -f "$R/debugfs.cmd" "$1" >"$R/debugfs.log" 2>&1 || die "debugfs failed: $(tail -n 2 "$R/debugfs.log")"
+	# debugfs exits 0 whatever failed: any line but its echo and banner is
+	# an error (rm of a file an older run did not write is none)
+	grep -v '^debugfs\|^Allocated inode\|^rm: File not found by ext2_lookup' "$R/debugfs.log" | grep -q . &&
+		die "debugfs: $(grep -v '^debugfs\|^Allocated inode' "$R/debugfs.log" | head -n 2 | tr '\n' ' ')"
+	return 0
+}
 # the machine as it is before its first boot
 make_disk() {
 	# The ESP as the installer's first boot finds it: nothing but the
@@ -131,25 +178,7 @@ make_disk() {
 
 	# this run's files into a copy of the root file system
 	cp --sparse=always "$D/root.ext4" "$R/root.ext4" || die "cannot copy $D/root.ext4"
-	gd=/root/kaslr-system
-	echo report >"$R/step"
-	echo "$PW" >"$R/mok-password"
-	# the person answers apt's questions with yes
-	echo 'APT::Get::Assume-Yes "true";' >"$R/apt.conf"
-	{
-		echo "write test/system/guest.sh $gd/run"
-		echo "write test/system/laptop-guest.sh $gd/steps.sh"
-		echo "write $R/step $gd/step"
-		echo "write $R/mok-password $gd/mok-password"
-		echo "write $R/apt.conf /etc/apt/apt.conf.d/90kaslr-system"
-		echo "mkdir $gd/guide"
-		for f in "$g"/*; do echo "write $f $gd/guide/${f##*/}"; done
-		deb=$(first "$B"/deb/kaslr-loader_*.deb) && echo "write $deb $gd/${deb##*/}"
-		echo "write $newdeb $gd/${newdeb##*/}"
-	} >"$R/debugfs.cmd"
-	debugfs -w -f "$R/debugfs.cmd" "$R/root.ext4" >"$R/debugfs.log" 2>&1 || die "debugfs failed: $(tail -n 2 "$R/debugfs.log")"
-	grep -v '^debugfs\|^Allocated inode' "$R/debugfs.log" | grep -q . &&
-		die "debugfs: $(grep -v '^debugfs\|^Allocated inode' "$R/debugfs.log" | head -n 2 | tr '\n' ' ')"
+	guest_files "$R/root.ext4"
 
 	# the GPT disk: ESP at 1 MiB, the root right after it
 	esp_s=$((ESP_MB * 2048)) root_s=$(($(stat -c %s "$R/root.ext4") / 512))
@@ -178,6 +207,9 @@ boot() {
 	elif [ "$from" != 0 ] && [ "$n" = "$from" ]; then
 		cp --sparse=always "$R/after-$((n - 1))/disk.img" "$R/after-$((n - 1))/vars.fd" "$R/" ||
 			die "cannot restore after-$((n - 1))/"
+		rm -rf "$R/tpm"
+		cp -a "$R/after-$((n - 1))/tpm" "$R/" || die "cannot restore after-$((n - 1))/tpm"
+		guest_files "$disk?offset=$(((2048 + ESP_MB * 2048) * 512))" refresh
 	fi
 	rm -f "$R/qemu.pid"
 	test/qemu/boot.sh --ms --vars "$R/vars.fd" --tpm "$R/tpm" --mem 1G --cpu max \
@@ -196,7 +228,8 @@ boot() {
 	tr -d '\r' <"$log" | sed 's/\x1b\[[0-9;?=]*[A-Za-z]//g' >"$R/boot$n.txt"
 	info "boot $n: QEMU ended with status $rc after $((SECONDS - t0)) s"
 	if [ -n "${LAPTOP_KEEP:-}" ]; then
-		mkdir -p "$R/after-$n" && cp --sparse=always "$disk" "$R/vars.fd" "$R/after-$n/"
+		rm -rf "$R/after-$n" && mkdir -p "$R/after-$n" &&
+			cp --sparse=always "$disk" "$R/vars.fd" "$R/after-$n/" && cp -a "$R/tpm" "$R/after-$n/"
 	fi
 }
 # val N KEY: the last value the system reported for KEY in boot N
@@ -233,9 +266,11 @@ via_grub() { # via_grub N
 
 # the boot went shim -> kaslr-loader: the install's entry, the loader as the
 # current boot loader, the kernel where the loader put it (its verbose
-# line against /proc/iomem and /proc/kallsyms), the MOK listed
+# line against /proc/iomem and /proc/kallsyms), the MOK listed; status 1
+# when a check failed
 via_loader() { # via_loader N
-	local n=$1 c=$R/boot$1.txt line p v l code text
+	local n=$1 c=$R/boot$1.txt line p v l code text was=$nok
+	nok=0
 	val "$n" bootcurrent | grep -q '^[0-9A-F]\{4\} kaslr-loader$'
 	check "boot $n: the firmware started the install's entry" $? "BootCurrent $(val "$n" bootcurrent)"
 	[ -z "$(val "$n" boot-image)" ]
@@ -255,10 +290,16 @@ via_loader() { # via_loader N
 			"Kernel code 0x$code, loader base $p; _text 0x$text, loader $l + $v"
 		echo "laptop/$n 0x$text 0x$code" >>"$R/placements"
 	fi
+	# the guide: /proc/cmdline is install.conf's CMDLINE (its sed of GRUB's)
+	[ -n "$(val "$n" cmdline)" ] && [ "$(val "$n" cmdline)" = "$(val 1 cmdline-from-guide)" ]
+	check "boot $n: the kernel's command line is install.conf's CMDLINE" $? \
+		"/proc/cmdline '$(val "$n" cmdline)', CMDLINE '$(val 1 cmdline-from-guide)'"
 	lines "$n" mok | grep -q "SHA1 Fingerprint: $mok\$"
 	check "boot $n: the MOK enrolled" $? "$mok"
 	[ "$(val "$n" esp-kernel)" = "Debian's, as in /boot" ]
 	check "boot $n: the kernel on the ESP is Debian's signed one" $? "$(val "$n" esp-kernel)"
+	[ "$nok" = 0 ] || return 1
+	nok=$was
 }
 
 # 0: the installer's last steps
@@ -288,6 +329,12 @@ lines 1 entry | while read -r x; do info "boot 1: $x"; done
 
 # the install, inside the first boot
 stage=laptop-install
+# nothing but the command's own lines (a tool it runs complaining on
+# stderr is something the administrator sees)
+own() { # own N NAME LABEL
+	! lines "$1" "$2" | grep -qv '^kaslr-loader-update: '
+	check "boot $1: $3 printed its own lines only" $? "$(lines "$1" "$2" | grep -v '^kaslr-loader-update: ' | head -n 2 | tr '\n' '|')"
+}
 # status 0 from the guide's command NAME in boot N, its last lines otherwise
 ran() { # ran N NAME LABEL
 	if [ "$(val "$1" "$2")" = 0 ]; then
@@ -304,6 +351,7 @@ lines 1 key-mode | grep -qx '700 /etc/kaslr-loader/keys' && lines 1 key-mode | g
 check "boot 1: the key's modes" $? "$(lines 1 key-mode | tr '\n' ' ')"
 ran 1 install "$(cat "$g/install.sh")"
 ran 1 check "$(cat "$g/check.sh")"
+own 1 check "$(cat "$g/check.sh")"
 # the install's entry, first in BootOrder, for shim in its directory
 ent=$(lines 1 installed-entry | grep -i 'kaslr-loader' | head -n 1)
 num=$(printf '%s\n' "$ent" | sed -n 's/^Boot\([0-9A-F]\{4\}\).*/\1/p')
@@ -328,8 +376,8 @@ check "boot 3: mokutil --list-enrolled lists the imported key" $? \
 
 # through shim to the loader
 stage=laptop-shim-loader
-via_loader 3
-if [ "$nok" != 0 ]; then exit 1; fi
+# what follows needs the loader booted through shim
+via_loader 3 || exit 1
 
 # a kernel update by apt, inside boot 3
 stage=laptop-update
@@ -343,6 +391,7 @@ check "boot 3: the hooks skipped nothing" $? "$(lines 3 update | grep skipped | 
 [ "$(lines 3 kaslr.conf | grep '^kernel' | head -n 1)" = "kernel vmlinuz-$newver" ]
 check "boot 3: kaslr.conf names $newver first" $? "$(lines 3 kaslr.conf | grep '^kernel' | tr '\n' ' ')"
 ran 3 check "$(cat "$g/check.sh") after the update"
+own 3 check "$(cat "$g/check.sh") after the update"
 boot 4
 booted 4 "$newver" || exit 1
 via_loader 4
@@ -356,8 +405,9 @@ stage=laptop-refusals
 check "boot 4: the unsigned loader copied over the installed one" $? "status $(val 4 unsigned-loader)"
 boot 5 refused
 grep -q '^mokmanager: OK on .Verification failed' "$R/boot5.mok" &&
-	grep -q "^mokmanager: a key at MokManager's countdown" "$R/boot5.mok"
-check "boot 5: shim refused the loader (its box, then MokManager's prompt)" $? "$(grep '^mokmanager:' "$R/boot5.mok" | tr '\n' '|')"
+	grep -q "^mokmanager: a key at MokManager's countdown" "$R/boot5.mok" &&
+	grep -q '^mokmanager: then: GRUB' "$R/boot5.mok" && [ "$(tail -n 1 "$R/boot5.mok")" = 0 ]
+check "boot 5: shim refused the loader (its box, MokManager's prompt), then GRUB" $? "$(grep '^mokmanager:' "$R/boot5.mok" | tr '\n' '|')"
 booted 5 "$newver" || exit 1
 via_grub 5
 [ "$(val 5 unsigned-kernel)" = 0 ]
@@ -365,11 +415,13 @@ check "boot 5: the kernel put first carries no signature" $? "$(val 5 unsigned-k
 boot 6
 booted 6 "$newver" || exit 1
 via_loader 6
-# the loader's one line for the refused kernel, naming it
-n=$(grep -ac 'kaslr-loader: .*vmlinuz-unsigned' "$R/boot6.txt")
-[ "$n" = 1 ] && grep -aq 'kaslr-loader: .*vmlinuz-unsigned.*shim' "$R/boot6.txt"
+# the loader's one line for the refused kernel (a warning, since the next
+# one boots), naming it, shim and the next; that kernel not loaded
+n=$(grep -ac '^kaslr-loader: \(warning\|error\): .*vmlinuz-unsigned' "$R/boot6.txt")
+[ "$n" = 1 ] && grep -aq "^kaslr-loader: warning: .*vmlinuz-unsigned: not booted (shim: .*vmlinuz-$newver\$" "$R/boot6.txt" &&
+	! grep -aq '^kaslr-loader: loading .*vmlinuz-unsigned' "$R/boot6.txt"
 check "boot 6: the loader refused the unsigned kernel in one line, the next one booted" $? \
-	"$n lines: $(grep -a 'kaslr-loader: .*vmlinuz-unsigned' "$R/boot6.txt" | head -n 2 | tr '\n' '|')"
+	"$n lines: $(grep -a '^kaslr-loader: \(warning\|error\): .*vmlinuz-unsigned' "$R/boot6.txt" | head -n 2 | tr '\n' '|')"
 
 # the removal: apt purge, the MOK deleted at MokManager
 stage=laptop-removed

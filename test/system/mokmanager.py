@@ -11,7 +11,7 @@ shim's screens as the administrator's guide says, one screen at a time:
   refused          shim refusing its second stage: OK on each "Verification
                    failed" box, and at MokManager's prompt a key, then
                    "Continue boot"; done once something else boots (GRUB,
-                   the kernel)
+                   the kernel, the loader)
 
 Each screen is recognised by its text in the console's output (shim's menus
 are drawn with escape sequences; the words themselves come whole), and the
@@ -121,8 +121,10 @@ def refused(con):
     boxes = 0
     prompted = 0
     while True:
+        # GRUB says "Welcome to GRUB!" on every console it starts with (its
+        # menu goes to the screen only, and a quiet kernel prints nothing)
         i = con.wait("Verification failed", "Press any key to perform MOK management",
-                     "Perform MOK management", "GNU GRUB", "Linux version",
+                     "Perform MOK management", "Welcome to GRUB!", "Linux version",
                      "kaslr-loader:")
         if i is None:
             say("the console closed (%d refusals, %d MokManager prompts)" % (boxes, prompted))

@@ -7,7 +7,7 @@
 # one with clevis, tpm2-tools, xxd).  The disk: an ESP that `make install`
 # filled with the loader alone (\EFI\BOOT\BOOTX64.EFI, no Secure Boot,
 # ALLOW=verbose), the root, and an empty data partition.  One TPM (swtpm)
-# for all four boots (BOOT_TPM_KEEP=1: what is sealed stays sealed, the
+# for all four boots (boot.sh --tpm-keep: what is sealed stays sealed, the
 # PCRs start afresh each boot).  The guest's part is
 # test/system/sealed-guest.sh, counting its boots:
 #   boot 1  the package, install.conf with SEAL= the volume; the volume
@@ -129,8 +129,8 @@ boot() {
 			{ cp -a "$R/after-$((n - 1))/tpm" "$R/tpm" &&
 				cp --sparse=always "$R/after-$((n - 1))/disk.img" "$disk"; } || die "cannot restore after-$((n - 1))/"
 		fi
-		BOOT_TPM_KEEP=1 test/qemu/boot.sh --log "$log" --timeout "$T" --until '^kaslr-system: end' \
-			--mem 1G --cpu max --tpm "$R/tpm" "$disk" 2>"$R/boot$n.err"
+		test/qemu/boot.sh --log "$log" --timeout "$T" --until '^kaslr-system: end' \
+			--mem 1G --cpu max --tpm-keep "$R/tpm" "$disk" 2>"$R/boot$n.err"
 		rc=$?
 		tr -d '\r' <"$log" | sed 's/\x1b\[[0-9;?=]*[A-Za-z]//g' >"$c"
 		info "boot $n: QEMU ended with status $rc after $((SECONDS - t)) s"

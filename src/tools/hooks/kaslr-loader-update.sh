@@ -22,7 +22,9 @@
 #   kaslr-loader-update uninstall
 #       takes kaslr-loader off the ESP (kaslr-loader-install --uninstall),
 #       as the package's removal does: the files its manifest lists, the
-#       Boot#### entry an install made (BootOrder as it was before).
+#       kernels and initrds TRUST=shim updates put beside the loader (the
+#       ones kaslr.conf's marked block names), the Boot#### entry an
+#       install made (BootOrder as it was before).
 #   kaslr-loader-update install
 #       the first install: the running kernel (uname -r) with the settings
 #       of install.conf, the package's own loader and tools; as add, but
@@ -174,7 +176,36 @@ pinned_kernel() {
 # either with kaslr-loader-install's @HASH when the name was taken), or nothing
 name_version() {
 	local k=${1%@[0-9a-f]*}
-	case $k in vmlinuz-*) echo "${k#vmlinuz-}" ;; vmlinux-*.gz) k=${k#vmlinux-}; echo "${k%.gz}" ;; esac
+	case $k in
+	vmlinuz-*) echo "${k#vmlinuz-}" ;;
+	vmlinux-*.gz) k=${k#vmlinux-}; echo "${k%.gz}" ;;
+	uki-*.efi) k=${k#uki-}; echo "${k%.efi}" ;;
+	esac
+}
+# ---- unified kernel images
+# uki_on_esp VERSION: the ESP path of a unified kernel image for VERSION in
+# EFI/Linux, where kernel-install's layout=uki and systemd-boot keep them:
+# VERSION.efi or NAME-VERSION.efi (NAME the entry token), either with
+# kernel-install's +TRIES boot counter; the first one that may be read
+uki_on_esp() {
+	local f rel
+	for f in "$ESP/EFI/Linux/$1.efi" "$ESP/EFI/Linux/"*"-$1.efi" \
+		"$ESP/EFI/Linux/$1+"*.efi "$ESP/EFI/Linux/"*"-$1+"*.efi; do
+		{ [ -e "$f" ] || [ -L "$f" ]; } || continue
+		rel=${f#"$ESP"/}
+		esp_file "$rel" && is_uki "$f" && { printf '%s' "$rel"; return 0; }
+	done
+	return 1
+}
+# kernel_of VERSION [IMAGE]: the kernel to install for VERSION, in k_file
+# (k_uki=1: a unified kernel image): IMAGE when it is a UKI, else the UKI
+# for VERSION on the ESP, else IMAGE (default /boot/vmlinuz-VERSION)
+kernel_of() {
+	local rel
+	k_uki=1
+	if [ -n "${2:-}" ] && is_uki "$2"; then k_file=$2
+	elif rel=$(uki_on_esp "$1"); then k_file=$ESP/$rel
+	else k_uki=0 k_file=${2:-$boot/vmlinuz-$1}; fi
 }
 # the version of the kernel the loader pins, or nothing
 pinned_version() { name_version "$(pinned_kernel)"; }
@@ -229,6 +260,11 @@ install_version() { # VERSION IMAGE [INITRD...]
 		return 0
 	fi
 	for f in "$@"; do args+=(--initrd "$f"); done
+	# a UKI goes to the ESP as uki-VERSION.efi (the name says its version)
+	if is_uki "$image"; then
+		ln -sf "$(realpath -e -- "$image")" "$work/uki-$v.efi" || die "cannot stage $image"
+		image=$work/uki-$v.efi
+	fi
 	[ -n "$CMDLINE" ] && args+=(--cmdline "$CMDLINE")
 	for a in $ALLOW; do args+=(--allow "$a"); done
 	[ -n "$SIGN_KEY" ] && args+=(--sign-key "$SIGN_KEY" --sign-cert "$SIGN_CERT")
@@ -271,8 +307,10 @@ esl_certs() {
 			[ "$ssize" -gt 16 ] && [ $(((lsize - 28 - hsize) % ssize)) = 0 ] || return 0
 		if [ "$t" = a159c0a5e494a74a87b5ab155c2bf072 ]; then # EFI_CERT_X509_GUID
 			for ((e = off + 28 + hsize; e < off + lsize && n < 64; e += ssize)); do
-				# the owner's GUID, then the DER certificate
-				tail -c +$((e + 17)) "$f" | head -c $((ssize - 16)) >"$work/cert.der"
+				# the owner's GUID, then the DER certificate (tail's
+				# complaint when head stops reading is left out: under
+				# systemd, which ignores SIGPIPE, it says "write error")
+				tail -c +$((e + 17)) "$f" 2>/dev/null | head -c $((ssize - 16)) >"$work/cert.der"
 				openssl x509 -inform DER -in "$work/cert.der" -out "$work/certs/$name-$n.pem" 2>/dev/null
 				n=$((n + 1))
 			done
@@ -299,7 +337,7 @@ shim_certs() {
 		len=$(stat -c %s "$v")
 		read -r asize _ aoff _ < <(od -An -v -t u4 -N 16 "$v")
 		if [ "$len" -ge 16 ] && [ "${asize:-0}" -gt 0 ] && [ "$aoff" -le "$len" ] && [ "$asize" -le $((len - aoff)) ]; then
-			tail -c +$((aoff + 1)) "$v" | head -c "$asize" >"$work/vendor.der"
+			tail -c +$((aoff + 1)) "$v" 2>/dev/null | head -c "$asize" >"$work/vendor.der"
 			openssl x509 -inform DER -in "$work/vendor.der" -out "$work/certs/shim.pem" 2>/dev/null ||
 				esl_certs "$work/vendor.der" 0 shim
 		fi
@@ -327,10 +365,35 @@ shim_trusts() {
 	done
 	return 1
 }
-# the kernel versions in /boot, newest first, leaving out $1
+# the kernel versions in /boot (and that of add's UKI, shim_add_uki), newest
+# first, leaving out $1
+shim_add_uki=''
 shim_versions() {
-	find "$boot" -maxdepth 1 -name 'vmlinuz-*' ! -name "vmlinuz-${1:-}" -printf '%f\n' 2>/dev/null |
-		sed 's/^vmlinuz-//' | sort -rV
+	{
+		find "$boot" -maxdepth 1 -name 'vmlinuz-*' -printf '%f\n' 2>/dev/null | sed 's/^vmlinuz-//'
+		[ -z "$shim_add_uki" ] || echo "$ver"
+	} | grep -vxF -e "${1:-}" | sort -urV
+}
+# shim_kernel VERSION: what kaslr.conf names for VERSION under TRUST=shim:
+# c_file (the file shim must accept), c_name (kaslr.conf's kernel line),
+# c_put (1: c_file is copied beside the loader as c_name), c_initrd (its
+# initrd in /boot, or nothing).  A unified kernel image for VERSION in the
+# ESP's EFI/Linux is named where it is; else the UKI given to add (or the
+# copy an earlier add left beside the loader, uki-VERSION.efi); else
+# /boot/vmlinuz-VERSION and its initrd, copied beside the loader.
+shim_kernel() {
+	local v=$1 rel
+	c_put=0 c_initrd=''
+	if rel=$(uki_on_esp "$v"); then
+		c_file=$ESP/$rel c_name=\\$(printf '%s' "$rel" | tr / '\134')
+	elif [ -n "$shim_add_uki" ] && [ "$v" = "$ver" ]; then
+		c_file=$shim_add_uki c_name=uki-$v.efi c_put=1
+	elif esp_file "$shim_dr/uki-$v.efi" && is_uki "$ESP/$shim_dr/uki-$v.efi"; then
+		c_file=$ESP/$shim_dr/uki-$v.efi c_name=uki-$v.efi
+	else
+		c_file=$boot/vmlinuz-$v c_name=vmlinuz-$v c_put=1
+		[ -f "$boot/initrd.img-$v" ] && c_initrd=initrd.img-$v
+	fi
 }
 # shim_put SRC REL: SRC at REL on the ESP unless REL holds those bytes
 # (REL.kaslr-new renamed: the file is whole or not there)
@@ -354,7 +417,7 @@ shim_fail() {
 # kaslr.conf names them, kaslr.conf is renamed into place and flushed
 # before other kernels go.  Status 2: no loader on the ESP yet.
 shim_sync() {
-	local gone=${1:-} lr d dr new='' prev='' v kc kr f keep st out
+	local gone=${1:-} lr d dr new='' prev='' v kc kr f k keep st out names keeps
 	lr=$(loader_rel)
 	st=2
 	if [ -n "$lr" ]; then esp_file "$lr"; st=$?; fi
@@ -364,13 +427,17 @@ shim_sync() {
 	{ command -v openssl && command -v objcopy; } >/dev/null || shim_fail "openssl or objcopy missing (apt install openssl binutils): shim's certificates cannot be read"
 	dr=$(dirname "$lr")
 	d=$ESP/$dr
+	shim_dr=${dr#.}
+	shim_dr=${shim_dr#/}
 	for v in $(shim_versions "$gone"); do
-		if ! shim_signed_pe "$boot/vmlinuz-$v"; then
-			echo "$me: $boot/vmlinuz-$v carries no signature shim could verify: left out (TRUST=shim boots kernels the distribution signed)" >&2
+		shim_kernel "$v"
+		[ -f "$c_file" ] || continue
+		if ! shim_signed_pe "$c_file"; then
+			echo "$me: $c_file carries no signature shim could verify: left out (TRUST=shim boots kernels the distribution signed)" >&2
 			continue
 		fi
-		if ! shim_trusts "$boot/vmlinuz-$v"; then
-			echo "$me: $boot/vmlinuz-$v: its signature does not verify with shim's certificate, an enrolled MOK or db (shim would refuse it): left out" >&2
+		if ! shim_trusts "$c_file"; then
+			echo "$me: $c_file: its signature does not verify with shim's certificate, an enrolled MOK or db (shim would refuse it): left out" >&2
 			continue
 		fi
 		if [ -z "$new" ]; then new=$v; elif [ -z "$prev" ]; then prev=$v; break; fi
@@ -379,11 +446,17 @@ shim_sync() {
 		echo "$me: warning: no kernel in $boot that shim would start: kaslr.conf on $ESP left as it is" >&2
 		return 0
 	fi
+	names=() keeps=()
 	for v in $new $prev; do
-		out=$(shim_put "$boot/vmlinuz-$v" "$dr/vmlinuz-$v") || shim_fail "$out"
-		[ -z "$out" ] || echo "$out"
-		if [ -f "$boot/initrd.img-$v" ]; then
-			out=$(shim_put "$boot/initrd.img-$v" "$dr/initrd.img-$v") || shim_fail "$out"
+		shim_kernel "$v"
+		names+=("kernel $c_name") keeps+=("$c_name")
+		if [ "$c_put" = 1 ]; then
+			out=$(shim_put "$c_file" "$shim_dr${shim_dr:+/}$c_name") || shim_fail "$out"
+			[ -z "$out" ] || echo "$out"
+		fi
+		if [ -n "$c_initrd" ]; then
+			names+=("initrd $c_initrd") keeps+=("$c_initrd")
+			out=$(shim_put "$boot/$c_initrd" "$shim_dr${shim_dr:+/}$c_initrd") || shim_fail "$out"
 			[ -z "$out" ] || echo "$out"
 		fi
 	done
@@ -398,12 +471,10 @@ shim_sync() {
 		[ "$st" = 0 ] && sed -e '/^# kaslr-loader-update: begin/,/^# kaslr-loader-update: end/d' \
 			-e '/^[[:space:]]*\(kernel\|initrd\)[[:space:]]/d' "$kc"
 		echo "# kaslr-loader-update: begin (TRUST=shim: rewritten on every kernel update)"
-		echo "# The newest kernels shim would start, each followed by its initrd: the"
-		echo "# loader boots the first one shim accepts, else the next."
-		for v in $new $prev; do
-			echo "kernel vmlinuz-$v"
-			[ -f "$boot/initrd.img-$v" ] && echo "initrd initrd.img-$v"
-		done
+		echo "# The newest kernels shim would start, each followed by its initrd (a"
+		echo "# unified kernel image carries its own): the loader boots the first one"
+		echo "# shim accepts, else the next."
+		printf '%s\n' "${names[@]}"
 		echo "# kaslr-loader-update: end"
 	} >"$work/kaslr.conf"
 	if ! esp_same "$work/kaslr.conf" "$kr"; then
@@ -412,16 +483,45 @@ shim_sync() {
 			{ rm -f "$kc.kaslr-new"; shim_fail "cannot write $kc"; }
 		esp_flush || shim_fail "sync -f $ESP failed"
 	fi
-	echo "$me: config  $kc: kernel vmlinuz-$new${prev:+, then vmlinuz-$prev}"
+	echo "$me: config  $kc: kernel ${keeps[0]}${prev:+, then $(printf '%s\n' "${names[@]}" | sed -n 's/^kernel //p' | tail -n 1)}"
 	# the other kernels the hook copied (the policy's own pins stay)
-	for f in "$d"/vmlinuz-* "$d"/initrd.img-*; do
+	for f in "$d"/vmlinuz-* "$d"/initrd.img-* "$d"/uki-*.efi; do
 		[ -f "$f" ] || continue
 		keep=0
-		case ${f##*/} in vmlinuz-"$new" | initrd.img-"$new") keep=1 ;; esac
-		[ -n "$prev" ] && case ${f##*/} in vmlinuz-"$prev" | initrd.img-"$prev") keep=1 ;; esac
+		for k in "${keeps[@]}"; do [ "${f##*/}" = "$k" ] && keep=1; done
 		esp_pins "$tool" "$lr" | grep -q "^[a-z]* $dr/${f##*/} " && keep=1
 		[ "$keep" = 1 ] || { rm -f "$f" && echo "$me: removed $f"; }
 	done
+	esp_flush
+	return 0
+}
+# shim_unput: the kernels and initrds shim_sync put beside the loader go
+# (those kaslr.conf's marked block names, plain names of the loader's
+# directory that the manifest does not list: the hooks wrote them, not an
+# install, so the installer's uninstall does not know them); before the
+# installer takes the rest, kaslr.conf among it.  Whatever cannot go is
+# said, one line each, and left (the directory then stays).
+shim_unput() {
+	local dr kr n f i listed
+	esp_manifest 2>/dev/null && [ -n "$m_loader" ] || return 0
+	dr=$(dirname "$m_loader")
+	kr=${dr#.}/kaslr.conf
+	kr=${kr#/}
+	esp_file "$kr" "$ESP_TEXT_MAX" || return 0
+	while read -r n; do
+		case $n in vmlinuz-* | initrd.img-*) ;; *) continue ;; esac
+		case $n in */* | *\\*) continue ;; esac
+		f=$dr/$n
+		f=${f#./}
+		listed=0
+		for ((i = 0; i < ${#m_a[@]}; i++)); do [ "${m_a[$i]}" = "$f" ] && listed=1; done
+		[ "$listed" = 0 ] || continue
+		esp_file "$f"
+		case $? in
+		0) if rm -f "$ESP/$f"; then echo "$me: removed $ESP/$f"; else echo "$me: cannot remove $ESP/$f" >&2; fi ;;
+		1) echo "$me: $esp_why: left alone" >&2 ;;
+		esac
+	done < <(sed -n '/^# kaslr-loader-update: begin/,/^# kaslr-loader-update: end/s/^[[:space:]]*\(kernel\|initrd\)[[:space:]]\{1,\}\([^[:space:]]*\).*/\2/p' "$ESP/$kr")
 	esp_flush
 	return 0
 }
@@ -434,7 +534,8 @@ newest_kernel() {
 	local v
 	for v in $(shim_versions); do
 		if [ "$TRUST" = shim ]; then
-			{ shim_signed_pe "$boot/vmlinuz-$v" && shim_trusts "$boot/vmlinuz-$v"; } || continue
+			shim_kernel "$v"
+			{ shim_signed_pe "$c_file" && shim_trusts "$c_file"; } || continue
 		fi
 		echo "$v"
 		return 0
@@ -474,7 +575,10 @@ check() {
 	have=$(printf '%s\n' "$pol" | sed -n 's/^allow *//p' | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
 	want=$(printf '%s\n' "$ALLOW" | tr ' ' '\n' | sed '/^$/d' | sort | tr '\n' ' ')
 	[ "$have" = "$want" ] || nope "the policy allows '${have% }', install.conf's ALLOW is '${want% }'"
-	# the kernel: the newest in /boot, as it is there
+	# the kernel: the newest in /boot, as it is there (or its UKI)
+	shim_dr=$(dirname "$lr")
+	shim_dr=${shim_dr#.}
+	shim_dr=${shim_dr#/}
 	v=$(newest_kernel)
 	if [ -z "$v" ]; then
 		nope "no kernel in $boot${TRUST:+ that shim would start}"
@@ -483,22 +587,27 @@ check() {
 		kr=${kr#./}
 		esp_file "${kr}kaslr.conf" "$ESP_TEXT_MAX" &&
 			first=$(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' "$ESP/${kr}kaslr.conf" | head -n 1)
-		if [ "${first:-}" != "vmlinuz-$v" ]; then
-			nope "kaslr.conf names ${first:-no kernel} first, the newest kernel shim would start is vmlinuz-$v: run $me add $v"
-		elif ! esp_same "$boot/vmlinuz-$v" "${kr}vmlinuz-$v"; then
-			nope "$ESP/${kr}vmlinuz-$v is not $boot/vmlinuz-$v"
+		shim_kernel "$v"
+		if [ "${first:-}" != "$c_name" ]; then
+			nope "kaslr.conf names ${first:-no kernel} first, the newest kernel shim would start is $c_name: run $me add $v"
+		elif [ "$c_put" = 1 ] && ! esp_same "$c_file" "${kr}$c_name"; then
+			nope "$ESP/${kr}$c_name is not $c_file"
 		fi
 	else
 		pv=$(pinned_version)
 		if [ "$pv" != "$v" ]; then
 			nope "the loader pins kernel ${pv:-$(pinned_kernel)}, the newest in $boot is $v: run $me add $v"
 		else
-			if [ "$REPACK" != 1 ]; then
+			kernel_of "$v"
+			# a UKI kernel-install handed over from elsewhere: only its
+			# copy on the ESP is left to compare (its pin, above)
+			case $(pinned_kernel) in uki-*) [ "$k_uki" = 1 ] || k_file='' ;; esac
+			if [ -n "$k_file" ] && { [ "$REPACK" != 1 ] || [ "$k_uki" = 1 ]; }; then
 				h=$(esp_pins "$tool" "$lr" | sed -n 's/^kernel [^ ]* //p')
-				[ "$h" = "$(sha256sum <"$boot/vmlinuz-$v" | cut -d' ' -f1)" ] || nope "the pinned kernel is not $boot/vmlinuz-$v"
+				[ "$h" = "$(sha256sum <"$k_file" | cut -d' ' -f1)" ] || nope "the pinned kernel is not $k_file"
 			fi
 			h=$(esp_pins "$tool" "$lr" | sed -n 's/^initrd [^ ]* //p' | head -n 1)
-			if [ -f "$boot/initrd.img-$v" ] && [ "$h" != "$(sha256sum <"$boot/initrd.img-$v" | cut -d' ' -f1)" ]; then
+			if [ "$k_uki" = 0 ] && [ -f "$boot/initrd.img-$v" ] && [ "$h" != "$(sha256sum <"$boot/initrd.img-$v" | cut -d' ' -f1)" ]; then
 				nope "the pinned initrd is not $boot/initrd.img-$v: run $me refresh $v"
 			fi
 		fi
@@ -524,7 +633,11 @@ check() {
 if [ "$TRUST" = shim ]; then
 	case $cmd in
 
-	add | refresh) shim_sync; [ $? = 2 ] || exit 0 ;;
+	add | refresh)
+		# add's unified kernel image (kernel-install's layout=uki)
+		[ "$cmd" = add ] && [ -n "${1:-}" ] && is_uki "$1" && shim_add_uki=$1
+		shim_sync
+		[ $? = 2 ] || exit 0 ;;
 	remove) shim_sync "$ver"; [ $? = 2 ] || exit 0 ;;
 	esac
 fi
@@ -532,22 +645,34 @@ fi
 case $cmd in
 add)
 	pv=$(pinned_version)
-	if [ -n "$pv" ] && [ "$pv" != "$ver" ] && [ -f "$boot/vmlinuz-$pv" ] &&
+	if [ -n "$pv" ] && [ "$pv" != "$ver" ] && { [ -f "$boot/vmlinuz-$pv" ] || uki_on_esp "$pv" >/dev/null; } &&
 	   [ "$(printf '%s\n' "$ver" "$pv" | sort -V | tail -n 1)" = "$pv" ]; then
 		echo "$me: $ver is older than $pv, the kernel on $ESP: left as it is (kaslr-loader-install puts any kernel there)"
 		exit 0
 	fi
-	image=${1:-$boot/vmlinuz-$ver}
+	kernel_of "$ver" "${1:-}"
 	[ $# -gt 0 ] && shift
 	initrds=("$@")
-	[ ${#initrds[@]} -eq 0 ] && [ -f "$boot/initrd.img-$ver" ] && initrds=("$boot/initrd.img-$ver")
-	install_version "$ver" "$image" "${initrds[@]}" || exit 1
+	if [ "$k_uki" = 1 ]; then
+		[ $# = 0 ] || echo "$me: $k_file is a unified kernel image: the initrds given are left out (its .initrd is inside)"
+		initrds=()
+	elif [ ${#initrds[@]} -eq 0 ] && [ -f "$boot/initrd.img-$ver" ]; then
+		initrds=("$boot/initrd.img-$ver")
+	fi
+	install_version "$ver" "$k_file" "${initrds[@]}" || exit 1
 	;;
 refresh)
 	if [ "$(pinned_version)" != "$ver" ]; then
 		echo "$me: $ver is not the kernel on $ESP: nothing to do"
 		exit 0
 	fi
+	# a UKI carries its initrd: the one on the ESP, rebuilt or not
+	case $(pinned_kernel) in
+	uki-*)
+		if rel=$(uki_on_esp "$ver"); then install_version "$ver" "$ESP/$rel" || exit 1
+		else echo "$me: the kernel on $ESP is a unified kernel image: its initrd is inside it; rebuild the image, then run: $me add $ver IMAGE"; fi
+		exit 0 ;;
+	esac
 	initrd=${1:-$boot/initrd.img-$ver}
 	set --
 	[ -f "$initrd" ] && set -- "$initrd"
@@ -565,9 +690,10 @@ remove)
 		echo "$me: warning: no kernel left in $boot: the ESP keeps $pinned, which the loader pins (kaslr-loader-update uninstall takes kaslr-loader off the ESP)" >&2
 		exit 0
 	fi
+	kernel_of "$next"
 	set --
-	[ -f "$boot/initrd.img-$next" ] && set -- "$boot/initrd.img-$next"
-	install_version "$next" "$boot/vmlinuz-$next" "$@" || exit 1
+	[ "$k_uki" = 0 ] && [ -f "$boot/initrd.img-$next" ] && set -- "$boot/initrd.img-$next"
+	install_version "$next" "$k_file" "$@" || exit 1
 	;;
 uninstall)
 	esp_file "$manifest" "$ESP_TEXT_MAX"
@@ -575,15 +701,17 @@ uninstall)
 		echo "$me: nothing of kaslr-loader recorded on $ESP: left alone"
 		exit 0
 	fi
+	shim_unput
 	run_installer "uninstalling from $ESP" --uninstall --esp "$ESP" --state "$state" || exit 1
 	rm -f "$state/stamp"
 	;;
 install)
 	release=${KASLR_LOADER_RELEASE:-$(uname -r)}
-	[ -f "$boot/vmlinuz-$release" ] || die "$boot/vmlinuz-$release: no such file (the running kernel's; installed from elsewhere? use $me add VERSION): nothing installed"
+	kernel_of "$release"
+	[ -f "$k_file" ] || die "$k_file: no such file (the running kernel's; installed from elsewhere? use $me add VERSION): nothing installed"
 	set --
-	[ -f "$boot/initrd.img-$release" ] && set -- "$boot/initrd.img-$release"
-	install_version "$release" "$boot/vmlinuz-$release" "$@" || exit 1
+	[ "$k_uki" = 0 ] && [ -f "$boot/initrd.img-$release" ] && set -- "$boot/initrd.img-$release"
+	install_version "$release" "$k_file" "$@" || exit 1
 	# TRUST=shim: kaslr.conf names the kernels shim would start
 	if [ "$TRUST" = shim ]; then shim_sync || exit 1; fi
 	echo "$me: installed kernel $release on $ESP; $me check says whether all agree"
