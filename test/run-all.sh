@@ -69,16 +69,6 @@ TEST_SEED=${TEST_SEED:-$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')}
 export TEST_SEED
 echo "TEST_SEED=$TEST_SEED (TEST_SEED=... make test boots the same draws again)"
 
-# a variable store OVMF has booted with once, for the boots to start from
-# (test/qemu/boot.sh, BOOT_VARS_BOOTED): the default payload's boot
-# (a copy of its ESP: QEMU locks the image it boots)
-v=$B/qemu/ovmf-vars-booted.fd
-mkdir -p "$B/qemu"; rm -f "$v"
-cp "$B/esp.img" "$B/qemu/vars-boot.img"
-test/qemu/boot.sh --vars "$v" --log "$out/vars-boot.log" "$B/qemu/vars-boot.img"
-if [ $? = 33 ]; then export BOOT_VARS_BOOTED=$v
-else echo "(the boot that makes a booted variable store failed, see $out/vars-boot.log: every boot starts from the firmware's template)"; rm -f "$v"; fi
-
 # the boots: "CASE" at random, "CASE@EDGE" for the cases whose checks
 # depend on where the kernel lands (test/qemu/cases.list --edges)
 mapfile -t boots < <(test/qemu/cases.list | sed 's/^/boot-/'

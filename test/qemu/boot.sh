@@ -47,12 +47,6 @@
 #                   run on while it cannot look at them
 #   --stutter-fine  the same at a finer grain: stopped 0.8 ms of every 1.1 ms,
 #                   so that no millisecond the guest waits for passes clean
-# BOOT_VARS_BOOTED=FILE (make test sets it): without --secureboot, --ms or
-# --vars, the variable store starts as a copy of FILE, one that OVMF has
-# booted with once (test/run-all.sh makes it), not as the firmware's
-# template: on a fresh store OVMF writes its first-boot variables, about
-# 13,000 more sector writes to the flash file than a machine that booted
-# before, each a trip through QEMU's I/O thread, about a CPU-second a boot.
 # Exit status: QEMU's (33 = payload PASS, 35 = payload FAIL via isa-debug-exit),
 # 124 on timeout (or --idle), 0 when --until matched.
 #
@@ -133,7 +127,6 @@ if [ -n "$keep_vars" ]; then
 	vars=$keep_vars
 	[ -f "$vars" ] || cp "$vars_src" "$vars"
 else
-	[ "$sb" = 0 ] && [ -f "${BOOT_VARS_BOOTED:-}" ] && vars_src=$BOOT_VARS_BOOTED
 	cp "$vars_src" "$vars"
 fi
 if [ -n "$tpm" ]; then

@@ -4,8 +4,10 @@
 # than its --timeout; boot.sh's limits leave out the time the guest's CPU
 # waited for the host's, so the boot still ends with the payload's PASS,
 # and the wall clock it took is more than the limit (else the case proved
-# nothing about load).  The limit is three times what the same boot took
-# on that CPU alone just before, on this host as it is now: the starved
+# nothing about load).  The limit is four times what the same boot took
+# on that CPU alone just before, on this host as it is now (three was too
+# few in make test's pool: QEMU's I/O thread waits for the CPU too, and
+# only its busiest thread's waits are left out): the starved
 # boot needs about six times that by the wall clock, and no more than that
 # of the guest's own time.
 # placement: random - its subject is the time limits on a starved host, not where the kernel lands
@@ -19,7 +21,7 @@ t=${EPOCHREALTIME/./}
 boot_payload "$esp" --cpu max
 expect_pass
 alone=$(((${EPOCHREALTIME/./} - t) / 1000))
-limit=$(((3 * alone + 999) / 1000))
+limit=$(((4 * alone + 999) / 1000))
 hogs=()
 for _ in 1 2 3 4 5; do
 	sh -c 'while :; do :; done' &
