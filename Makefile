@@ -333,7 +333,7 @@ run: deps
 # test/run-all.sh then runs side by side find it built, and never build
 # the same file at once
 test: deps
-	@$(MAKE) --no-print-directory -j2 all unit-bins corpus-tools fuzz-build fault-build bench-build esp
+	@$(MAKE) --no-print-directory -j2 all unit-bins corpus-tools fuzz-build fault-build bench-build
 	@test/run-all.sh
 
 # make check: the quick loop (test/check.sh): build, unit tests, lint and
