@@ -30,6 +30,14 @@ clean_log() {
 	tr -d '\r' <"$1" | sed 's/\x1b\[[0-9;?=]*[A-Za-z]//g'
 }
 
+# first_attempt LOG: the clean serial text up to the firmware's word on the
+# loader's return ("BdsDxe: failed to start"): on a busy host QEMU may live
+# long enough for the firmware to try its other boot options and start the
+# loader again, and a second attempt's lines are not this boot's
+first_attempt() {
+	clean_log "$1" | sed -n '1,/BdsDxe: failed to start/p'
+}
+
 # run_output I NAME: for the cases that run the loader several times from
 # a startup.nsh which echoes "run I: NAME" before run I and "run I returned
 # %lasterror%" after it: out= the lines between the two, after checking

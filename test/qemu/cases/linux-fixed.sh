@@ -26,13 +26,14 @@ pref=$(od -An -t u8 -j $((0x258)) -N 8 "$bz" | tr -d ' ')
 [ "$pref" = $((16 << 20)) ] || fail "pref_address $pref, want 16 MiB"
 T=$WORK/$NAME.esp
 
-# quick_boot N IMAGE [boot.sh option...]: until the loader's error or the
-# kernel's banner; sets LOG and c (the clean log)
+# quick_boot N IMAGE [boot.sh option...]: until the firmware reports the
+# loader's return or the kernel's banner; sets LOG and c (the clean log of
+# that first attempt)
 quick_boot() {
 	LOG=$WORK/$NAME.q$1.log
 	test/qemu/boot.sh --log "$LOG" --mem 1G --timeout 120 \
-		--until 'kaslr-loader: error|Linux version' "${@:3}" "$2"
-	c=$(clean_log "$LOG")
+		--until 'BdsDxe: failed to start|Linux version' "${@:3}" "$2"
+	c=$(first_attempt "$LOG")
 }
 errors() { printf '%s\n' "$c" | grep -c 'kaslr-loader: error: '; }
 warnings() { printf '%s\n' "$c" | grep -c "kaslr-loader: warning: .* is not relocatable: it loads at its own address, no KASLR"; }
