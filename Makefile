@@ -259,7 +259,7 @@ deps:
 	@test/deps.sh $(DEB_PKGS)
 
 unit: unit-bins
-	@test/run-unit.sh $(UNIT_BIN)
+	@test/run-unit.sh $(UNIT_BIN) test/linux/bp-scan-test.sh
 unit-bins: $(HDR_CHECK) $(UNIT_BIN)
 
 corpus-tools: $(CORPUS_TOOLS)

@@ -47,7 +47,8 @@ if [ "${1:-}" = --job ]; then
 	# the pool is the parallelism: the tiers that run lanes of their own
 	# run one here
 	fault) FAULT_LANES=1 test/fault/run.sh ;;
-	matrix) MATRIX_JOBS=1 test/matrix/run.sh --fast ;;
+	# the matrix's cells boot Debian's default 4 MiB firmware builds
+	matrix) BOOT_PLAIN_VARS='' MATRIX_JOBS=1 test/matrix/run.sh --fast ;;
 	sweep) SWEEP_JOBS=1 test/sweep/run.sh ;;
 	kconfig) KCONFIG_JOBS=1 test/kconfig/run.sh --quick ;;
 	boot-*@*) c=${name#boot-} && TEST_PLACEMENT=${c#*@} test/qemu/case.sh "${c%@*}" ;;
@@ -68,6 +69,15 @@ t_all=$SECONDS
 TEST_SEED=${TEST_SEED:-$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')}
 export TEST_SEED
 echo "TEST_SEED=$TEST_SEED (TEST_SEED=... make test boots the same draws again)"
+
+# the plain boots (no Secure Boot, no kept store) start from a store the
+# 2 MiB firmware build has booted with once (test/qemu/boot.sh says why)
+mkdir -p "$B/qemu"
+if test/qemu/plain-vars.sh "$B/qemu/plain-vars.fd"; then
+	BOOT_PLAIN_VARS=$(realpath "$B/qemu/plain-vars.fd") && export BOOT_PLAIN_VARS
+else
+	echo "(every boot starts from the 4 MiB firmware's own template)"
+fi
 
 # the boots: "CASE" at random, "CASE@EDGE" for the cases whose checks
 # depend on where the kernel lands (test/qemu/cases.list --edges)

@@ -51,6 +51,11 @@
 # 0x230, pref_address at 0x258, init_size at 0x260) are not compared with
 # the offset, and in the e820 table (0x2d0, 20 bytes an entry) an entry
 # gives the layout away only when it starts or ends at the physical base.
+# In screen_info (0x00-0x3f) only lfb_base and lfb_size (0x18, 0x1c) are
+# 4-byte fields at such offsets; every other aligned window there spans
+# two or more smaller fields, and a zero 16-bit field under lfb_width (0x12)
+# reads as lfb_width << 16: a 1280-pixel-wide frame buffer "matched" a base
+# of 0x5000000.  Those windows are not compared.
 #
 # kaslr=0 when the kernel says its offset is disabled (checked on its own
 # panic report: see kl.panic).  Then, by kl.mode= on the command line:
@@ -59,6 +64,43 @@
 #                     read-only and switch_root to its /sbin/init
 # and kl.panic=1 makes the kernel panic instead of powering off, so that it
 # prints its own "Kernel Offset" line.
+
+# bp_scan PHYS VOFF (16 hex digits each, zeros: not compared): the
+# bphits scan (above) of hex-byte lines on stdin, boot_params first, then
+# each setup_data node; prints "HITS BYTES"
+bp_scan() {
+	awk -v P="$1" -v V="$2" '
+	function le(i, n,   s, k) { s = ""; for (k = n; k >= 1; k--) s = s b[i + k - 1]; return s }
+	function hx(s,   k, v) { v = 0; for (k = 1; k <= length(s); k++) v = v * 16 + index("0123456789abcdef", substr(s, k, 1)) - 1; return v }
+	function hit(i, what) { out = out (out == "" ? "" : ",") sprintf("%s0x%x:%s", NR > 1 ? "setup" (NR - 1) "+" : "", i - 1, what) }
+	{
+		n = split($0, b, " ")
+		total += n
+		# boot_params: the e820 table, 0x2d0 (720) to 720 + 20 * e820_entries (0x1e8)
+		lo = hi = -1
+		if (NR == 1 && n >= 3280) { lo = 720; hi = 720 + 20 * hx(b[489]); if (hi > 3280) hi = 3280 }
+		for (i = 1; i + 3 <= n; i += 4) {
+			o = i - 1
+			if (o >= lo && o < hi) {
+				if ((o - lo) % 20 == 0 && P != "0000000000000000") {
+					a = hx(le(i, 8))
+					if (a == hx(P) || a + hx(le(i + 8, 8)) == hx(P)) hit(i, "phys-e820")
+				}
+				continue
+			}
+			if (NR == 1 && o < 64 && o != 24 && o != 28) continue
+			w4 = "00000000" le(i, 4)
+			w8 = i + 7 <= n ? le(i, 8) : ""
+			if (P != "0000000000000000" && (w4 == P || w8 == P)) hit(i, "phys")
+			if (NR == 1 && (o == 560 || o == 600 || o == 608)) continue
+			if (V != "0000000000000000" && (w4 == V || w8 == V)) hit(i, "voff")
+		}
+	}
+	END { print (out == "" ? "none" : out) " " total + 0 }'
+}
+# test/linux/bp-scan-test.sh sources this file for bp_scan alone
+[ "${INIT_FUNCTIONS_ONLY:-0}" = 1 ] && return 0
+
 /bin/busybox mkdir -p /sbin /usr/bin /usr/sbin
 /bin/busybox --install -s
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -148,33 +190,7 @@ phys=$(printf '%016x' $((code)))
 # at its link-time address (16 MiB, as pref_address says) or offset 0 the
 # kernel has nothing to hide in that value: not compared
 [ "$phys" = 0000000001000000 ] && phys=0000000000000000
-bphits=$(echo "$bp" | tail -n +2 | awk -v P="$phys" -v V="$voff" '
-	function le(i, n,   s, k) { s = ""; for (k = n; k >= 1; k--) s = s b[i + k - 1]; return s }
-	function hx(s,   k, v) { v = 0; for (k = 1; k <= length(s); k++) v = v * 16 + index("0123456789abcdef", substr(s, k, 1)) - 1; return v }
-	function hit(i, what) { out = out (out == "" ? "" : ",") sprintf("%s0x%x:%s", NR > 1 ? "setup" (NR - 1) "+" : "", i - 1, what) }
-	{
-		n = split($0, b, " ")
-		total += n
-		# boot_params: the e820 table, 0x2d0 (720) to 720 + 20 * e820_entries (0x1e8)
-		lo = hi = -1
-		if (NR == 1 && n >= 3280) { lo = 720; hi = 720 + 20 * hx(b[489]); if (hi > 3280) hi = 3280 }
-		for (i = 1; i + 3 <= n; i += 4) {
-			o = i - 1
-			if (o >= lo && o < hi) {
-				if ((o - lo) % 20 == 0 && P != "0000000000000000") {
-					a = hx(le(i, 8))
-					if (a == hx(P) || a + hx(le(i + 8, 8)) == hx(P)) hit(i, "phys-e820")
-				}
-				continue
-			}
-			w4 = "00000000" le(i, 4)
-			w8 = i + 7 <= n ? le(i, 8) : ""
-			if (P != "0000000000000000" && (w4 == P || w8 == P)) hit(i, "phys")
-			if (NR == 1 && (o == 560 || o == 600 || o == 608)) continue
-			if (V != "0000000000000000" && (w4 == V || w8 == V)) hit(i, "voff")
-		}
-	}
-	END { print (out == "" ? "none" : out) " " total + 0 }')
+bphits=$(echo "$bp" | tail -n +2 | bp_scan "$phys" "$voff")
 bpbytes=${bphits#* }
 bphits=${bphits% *}
 echo "linux-init: REPORT text=$text code=$code efi=$efi loaderinfo=${info:-none} sha=$sha fb=${fb:-none} ramdisk=${rd:-none} features=${features:-none} rseed=${rseed:-none} crng=${crng:-none} bpuid=${bpuid:-none} bpbytes=$bpbytes bphits=$bphits cmdline=$(cat /proc/cmdline)"

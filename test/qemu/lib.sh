@@ -118,11 +118,14 @@ place_warnings() {
 }
 
 # the command that runs this case again with the same seeds and placement
+# (and the same firmware: make test's plain boots run the 2 MiB build)
 reproduce() {
+	local fw=''
+	[ -f "${BOOT_PLAIN_VARS:-}" ] && fw="BOOT_PLAIN_VARS=$(realpath --relative-to=. "$BOOT_PLAIN_VARS") "
 	if [ "$PLACE_N" -gt 0 ]; then
-		echo "reproduce: TEST_SEED=$CASE_SEED TEST_PLACEMENT=$TEST_PLACEMENT test/qemu/case.sh $NAME"
+		echo "reproduce: ${fw}TEST_SEED=$CASE_SEED TEST_PLACEMENT=$TEST_PLACEMENT test/qemu/case.sh $NAME"
 	else
-		echo "reproduce: test/qemu/case.sh $NAME (not the same draw: this case boots on the loader's own entropy)"
+		echo "reproduce: ${fw}test/qemu/case.sh $NAME (not the same draw: this case boots on the loader's own entropy)"
 	fi
 }
 
