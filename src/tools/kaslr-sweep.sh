@@ -74,8 +74,8 @@ placements and at the edges of where it can go; each boot passes when
                       console matches; required (unless --initramfs-report)
   --fail REGEX        a boot whose console matches it fails (default: none;
                       a "kaslr-loader: error:" line always fails)
-  --timeout S         seconds a boot may take, not counting the time its
-                      virtual CPU waited for a host CPU; four times that by
+  --timeout S         seconds a boot may take, not counting the time
+                      QEMU's threads waited for a host CPU; four times that by
                       the wall clock in any case (default: 120)
   --junit FILE        write a JUnit XML report, one testcase per boot
                       (default: none)

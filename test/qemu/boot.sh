@@ -64,9 +64,9 @@
 # Exit status: QEMU's (33 = payload PASS, 35 = payload FAIL via isa-debug-exit),
 # 124 on timeout (or --idle), 0 when --until matched.
 #
-# --timeout and --idle do not count the time the guest's CPU waited for a
-# host CPU (the run-queue delay of QEMU's busiest thread, from
-# /proc/PID/task/*/schedstat): on a loaded host a guest that is slow is not
+# --timeout and --idle do not count the time QEMU's threads waited for a
+# host CPU (their run-queue delays, from /proc/PID/task/*/schedstat:
+# src/tools/guest-clock.sh): on a loaded host a guest that is slow is not
 # a guest that hangs, while a guest that halts or waits still times out as
 # on a quiet one.  BOOT_WALL_FACTOR (default 4) times --timeout of plain
 # wall-clock time ends any boot.

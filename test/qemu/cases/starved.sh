@@ -9,10 +9,9 @@
 # wall clock, which the host's other jobs stretch as they come and go
 # (a limit of four wall-clock times, taken while the host was busy, was
 # longer than the starved boot).  Eight loops leave QEMU a ninth of the
-# CPU or a little more (its I/O thread is a second runnable thread, and
-# its waits for the CPU count as the guest's time: the reason for five);
-# should the starved boot still end within the limit, it is booted once
-# more beside sixteen.
+# CPU or a little more (its main loop is a second runnable thread); should
+# the starved boot still end within the limit, it is booted once more
+# beside sixteen.
 # placement: random - its subject is the time limits on a starved host, not where the kernel lands
 place
 esp=$(mkesp "$NAME" "$P/kernel-pie.elf" EFI/BOOT/kaslr.conf="$(conf "${PLACE[@]}")")
