@@ -59,8 +59,8 @@
 # store to scan).  bootindex=1 makes OVMF put the ESP first in BootOrder
 # whatever the store remembers: without it a store booted from a q35 IDE
 # disk puts the UEFI shell before a virtio or i440fx one.  The matrix
-# tier, the Secure Boot and kept-store boots and make run use the 4 MiB
-# builds from their templates.
+# and fault tiers, the Secure Boot and kept-store boots and make run use
+# the 4 MiB builds from their templates.
 # Exit status: QEMU's (33 = payload PASS, 35 = payload FAIL via isa-debug-exit),
 # 124 on timeout (or --idle), 0 when --until matched.
 #
