@@ -346,8 +346,7 @@ run_lane() { # run_lane N: lane N's groups, in a subshell of its own
 	done
 	echo "$BOOTS" >"$OUT/boots-$1"
 }
-# FAULT_LANES=1 (make test's pool, which runs other jobs beside this
-# one): the two lanes one after the other
+# FAULT_LANES=1: the two lanes one after the other
 if [ "${FAULT_LANES:-2}" = 1 ]; then
 	run_lane 0 >"$OUT/lane-0.txt" 2>&1
 	run_lane 1 >"$OUT/lane-1.txt" 2>&1
