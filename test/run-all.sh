@@ -45,15 +45,15 @@ if [ "${1:-}" = --job ]; then
 	reseal) test/install/reseal.sh ;;
 	fuzz) test/fuzz/run-smoke.sh ;;
 	bench) test/bench/smoke.sh ;;
-	# the pool is the parallelism: the tiers that run lanes of their own
-	# run one here, but for the fault tier, the longest job, whose two
-	# lanes keep it from being the last one running
-	# the fault tier's memory-map check is the 4 MiB build's: the 2 MiB
-	# build's pool takes pages for itself at other calls than its warm-up
-	# run absorbs (a free range 7 pages shorter after ap-6, the loader's
-	# own pages all returned)
+	# the fault tier, the longest job, runs its two lanes side by side
+	# (else it is the last job running), on the 4 MiB firmware build: its
+	# memory-map check is that build's, the 2 MiB build's pool takes pages
+	# for itself at calls its warm-up run does not absorb (a free range 7
+	# pages shorter after ap-6, the loader's own pages all returned)
 	fault) BOOT_PLAIN_VARS='' test/fault/run.sh ;;
-	# the matrix's cells boot Debian's default 4 MiB firmware builds
+	# the pool is the parallelism: the other tiers that run lanes of their
+	# own run one here; the matrix's cells boot Debian's default 4 MiB
+	# firmware builds
 	matrix) BOOT_PLAIN_VARS='' MATRIX_JOBS=1 test/matrix/run.sh --fast ;;
 	sweep) SWEEP_JOBS=1 test/sweep/run.sh ;;
 	kconfig) KCONFIG_JOBS=1 test/kconfig/run.sh --quick ;;

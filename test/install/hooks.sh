@@ -272,8 +272,8 @@ for _ in $(seq 25); do
 	alive=''
 	for p in hang sleep; do
 		[ -f "$T/$p.pid" ] || continue
-		st=$(sed -n 's/^[0-9]* ([^)]*) \(.\).*/\1/p' "/proc/$(cat "$T/$p.pid")/stat" 2>/dev/null)
-		[ -n "$st" ] && [ "$st" != Z ] && alive="$alive $p"
+		st=$(ps -o stat= -p "$(cat "$T/$p.pid")")
+		case $st in '' | Z*) ;; *) alive="$alive $p" ;; esac
 	done
 	[ -z "$alive" ] && break
 	sleep 0.2
