@@ -62,6 +62,11 @@ if [ "${1:-}" = --job ]; then
 	*) echo "run-all.sh: no job $name"; false ;;
 	esac >"$out/$name.txt" 2>&1
 	echo $((SECONDS - t)) >"$out/$name.took"
+	# and the CPU seconds it and its children used (user + system)
+	# (times itself, not in a pipe: a subshell would count its own)
+	times >"$out/$name.cpu"
+	awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d\n", n }' \
+		"$out/$name.cpu" >"$out/$name.cpu.n" && mv "$out/$name.cpu.n" "$out/$name.cpu"
 	# the host and slow tiers say when they are done (a boot says nothing
 	# until the end: there are about 130)
 	case $name in boot-*) ;; *) echo "  ($name done after $((SECONDS - t)) s)" ;; esac
