@@ -12,6 +12,7 @@
 # writable): one line on stderr, so that CI tells a broken runner from a
 # broken kernel.
 set -u
+shopt -s extglob
 LC_ALL=C
 export LC_ALL
 me=kaslr-sweep
@@ -175,7 +176,7 @@ case $cmdline in *$'\n'*) usage "--cmdline: one line" ;; esac
 # from here on, what is missing is this machine's fault: status 3
 # (through symbolic links: a link to build/tools/kaslr-sweep finds build/)
 here=$(cd "$(dirname "$(readlink -f "$0")")" && pwd)
-# guest_us: beside this tool (build/tools/), else the packaged one
+# guest_clock: beside this tool (build/tools/), else the packaged one
 clock=$here/guest-clock.sh
 [ -f "$clock" ] || clock=/usr/lib/kaslr-loader/guest-clock.sh
 # shellcheck source=src/tools/guest-clock.sh
@@ -316,6 +317,16 @@ done
 
 # the serial log without the firmware's terminal escapes and CRs
 clean() { sed -e 's/\x1b\[[0-9;?=]*[A-Za-z]//g' -e 's/\x1b[()][0-9A-Za-z]//g' -e 's/\r//g' "$1"; }
+# see LINE: one line of a boot's log, cleaned as clean cleans, against
+# --fail, the loader's error lines and --pass (seen_fail, seen_err,
+# seen_pass of one_boot)
+see() {
+	local l=$1
+	l=${l//$'\e['*([0-9;?=])[A-Za-z]/} l=${l//$'\e'[()][0-9A-Za-z]/} l=${l//$'\r'/}
+	[ -z "$failre" ] || [[ ! $l =~ $failre ]] || seen_fail=1
+	[[ $l != *'kaslr-loader: error:'* ]] || seen_err=1
+	[[ ! $l =~ $pass ]] || seen_pass=1
+}
 
 # hex: a number as 0x and lower-case hex digits, "-" for nothing
 hex() { if [ -n "$1" ]; then printf '0x%x' "$(($1))"; else echo -; fi; }
@@ -325,7 +336,7 @@ hex() { if [ -n "$1" ]; then printf '0x%x' "$(($1))"; else echo -; fi; }
 # loader placed the kernel at its one possible physical address, the reason
 # it gave in $work/N.fixed
 one_boot() {
-	local n=$1 mem kind edge bseed img log conf t0 pid rc='' why='' out phys voff line
+	local n=$1 mem kind edge bseed img log conf t0 pid rc='' why='' phys voff line
 	local virt kphys='' kvoff='' text fixed kline
 	IFS='|' read -r mem kind edge bseed <<<"${boots[$n]}"
 	img=$work/$n.img log=$work/$n.log conf=$work/$n.conf
@@ -361,26 +372,40 @@ one_boot() {
 		-serial "file:$log" "${qemu_args[@]}" 2>"$work/$n.qemu" &
 	pid=$!
 	local deadline=$((SECONDS + 4 * timeout)) alive now_us t0_us=${EPOCHREALTIME//[!0-9]/}
+	local logfd tickfd part='' l seen_fail=0 seen_err=0 seen_pass=0
+	# each look costs no process: the clock is read in this shell, the log
+	# from a descriptor of its own as it grows (only the new lines, cleaned
+	# here), the pause is a read that times out on a FIFO nobody writes
+	exec {logfd}<"$log"
+	mkfifo "$work/$n.tick" && exec {tickfd}<>"$work/$n.tick"
 	while :; do
 		# QEMU gone: the clock stands, the log is judged below
-		now_us=$(($(guest_us "$pid" || echo "$t0_us") - t0_us))
+		guest_clock "$pid" && now_us=$((GUEST_US - t0_us))
 		# whether QEMU still runs, then the log: a line written just
 		# before it exited is judged
 		alive=1
 		kill -0 "$pid" 2>/dev/null || alive=0
-		out=$(clean "$log")
-		if [ -n "$failre" ] && grep -Eq -- "$failre" <<<"$out"; then rc=fail why="--fail matched"
-		elif grep -q 'kaslr-loader: error:' <<<"$out"; then rc=fail why="the loader refused"
-		elif grep -Eq -- "$pass" <<<"$out"; then rc=pass
+		# the new lines, and the unfinished last one as it stands
+		while IFS= read -r -u "$logfd" l; do
+			see "$part$l"
+			part=''
+		done
+		# (read leaves the unfinished line in l)
+		part+=$l
+		[ -z "$part" ] || see "$part"
+		if [ "$seen_fail" = 1 ]; then rc=fail why="--fail matched"
+		elif [ "$seen_err" = 1 ]; then rc=fail why="the loader refused"
+		elif [ "$seen_pass" = 1 ]; then rc=pass
 		elif [ "$alive" = 0 ]; then
 			rc=fail why="QEMU ended without a --pass match"
 			# QEMU's own complaint, if it had one (an option it refused)
 			[ ! -s "$work/$n.qemu" ] || why+=": $(head -n 1 "$work/$n.qemu")"
-		elif [ "$now_us" -ge $((timeout * 1000000)) ] || [ "$SECONDS" -ge "$deadline" ]; then rc=fail why="timeout after ${timeout} s"
+		elif [ "${now_us:-0}" -ge $((timeout * 1000000)) ] || [ "$SECONDS" -ge "$deadline" ]; then rc=fail why="timeout after ${timeout} s"
 		fi
 		[ -z "$rc" ] || break
-		sleep 0.3
+		read -r -t 0.3 -u "$tickfd"
 	done
+	exec {logfd}<&- {tickfd}<&-
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
 	line=$(clean "$log" | grep -a 'kaslr-loader: placement: ' | tail -n 1)

@@ -43,12 +43,12 @@ starve() {
 	# whose other jobs also land on this CPU the starved boot has needed
 	# more than twelve times its time alone, so the backstop is widened
 	# to 30 times the limit
-	BOOT_WALL_FACTOR=30 boot_payload "$esp" --cpu max --timeout "$limit"
+	BOOT_WALL_FACTOR=30 boot_payload "$esp" --cpu max --timeout "$limit" 2>"$WORK/$NAME.err"
 	wall=$((SECONDS - t0))
 	kill "${hogs[@]}" 2>/dev/null
 	wait "${hogs[@]}" 2>/dev/null
 	hogs=()
-	[ "$RC" != 124 ] || fail "beside $1 loops: timed out after ${wall}s by the wall clock: the guest's waits were counted"
+	[ "$RC" != 124 ] || fail "beside $1 loops: timed out after ${wall}s by the wall clock, against a ${limit}s limit (alone: $((alone * 1000 / hz)) ms of CPU): the guest's waits were counted ($(tail -n 1 "$WORK/$NAME.err"))"
 	expect_pass
 }
 starve 8
