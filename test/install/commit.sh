@@ -61,7 +61,8 @@ for c in cp mv rm mkdir rmdir sync; do
 	[ "$c" = sync ] && real=:
 	cat >"$W/$c" <<EOF
 #!/bin/bash
-n=\$((\$(cat "\$COUNT") + 1))
+read -r n <"\$COUNT"
+n=\$((n + 1))
 echo "\$n" >"\$COUNT"
 printf '%s %s' "\$n" $c >>"\$OPS"; printf ' %s' "\$@" >>"\$OPS"; echo >>"\$OPS"
 if [ "\$n" = "\${FAIL_AT:-0}" ] || { [ "\${FAIL_CMD:-}" = $c ] && [[ " \$* " == *"\$FAIL_MATCH"* ]]; }; then
