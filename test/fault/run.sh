@@ -66,7 +66,7 @@ status_name() {
 }
 
 # field of a fault-result line: rfield LINE KEY
-rfield() { printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+rfield() { kv_word "$1" "$2"; }
 
 # judge_reported SEG RESULT -> "" or why not: the loader returned an EFI
 # error and printed exactly one error line (what every returned error owes)

@@ -19,10 +19,26 @@ payload_line() {
 # key=value from a report line (cmdline= is the rest of the line)
 kv() {
 	if [ "$2" = cmdline ]; then
-		printf '%s\n' "$1" | sed -n 's/.* cmdline=//p'
+		case $1 in *" cmdline="*) printf '%s\n' "${1##* cmdline=}" ;; esac
 	else
-		printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
+		kv_word "$1" "$2"
 	fi
+}
+
+# kv_word TEXT KEY: VALUE of the first space-separated word KEY=VALUE in
+# TEXT (nothing when there is none).  In the shell: the boot cases and the
+# fault tier read thousands of fields, and a tr, sed and head per field
+# took twice the CPU (9 ms a field against 4.7, the command substitution's
+# fork included)
+kv_word() {
+	local l w ws
+	while IFS= read -r l; do
+		IFS=' ' read -ra ws <<<"$l"
+		for w in "${ws[@]}"; do
+			case $w in "$2"=*) printf '%s\n' "${w#"$2"=}"; return 0 ;; esac
+		done
+	done <<<"$1"
+	return 0
 }
 
 # clean serial text (no CR, no ANSI escapes)
