@@ -12,14 +12,23 @@ mformat -i "$img" -C -T 131072 -h 64 -s 32 -v ESP :: >/dev/null
 mmd -i "$img" ::/EFI ::/EFI/BOOT
 mcopy -i "$img" "$loader" ::/EFI/BOOT/BOOTX64.EFI
 [ "$kernel" = - ] || mcopy -i "$img" "$kernel" ::/EFI/BOOT/kernel.elf
+# the directories made so far: a level is made once (a process per level
+# and per file was most of an image's cost)
+made=' /EFI /EFI/BOOT '
+set -f
 for pair in "$@"; do
 	name=${pair%%=*} src=${pair#*=}
-	dir=$(dirname "$name")
+	case $name in */*) dir=${name%/*} ;; *) dir= ;; esac
 	# create each missing directory level
 	d=
-	for part in $(echo "$dir" | tr '/' ' '); do
+	IFS=/
+	for part in $dir; do
+		[ -n "$part" ] || continue
 		d="$d/$part"
+		case $made in *" $d "*) continue ;; esac
 		mmd -i "$img" "::$d" 2>/dev/null || true
+		made="$made$d "
 	done
+	unset IFS
 	mcopy -o -i "$img" "$src" "::/$name"
 done
