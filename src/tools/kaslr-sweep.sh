@@ -69,6 +69,12 @@ placements and at the edges of where it can go; each boot passes when
   --qemu-arg ARG      one more QEMU argument, as is, repeatable (e.g.
                       --qemu-arg -device --qemu-arg virtio-net-pci);
                       default: none
+  --tpm12             attach a TPM 1.2 to every boot (swtpm, a state of
+                      its own per boot): Debian's OVMF then finds a TPM at
+                      once, where without one it polls for 1.5 s of every
+                      boot; the loader measures through TCG2 only and takes
+                      its no-TPM path, the kernel sees a TPM 1.2
+                      (default: off)
   --jobs J            boots at a time (default: the number of CPUs, here
                       $(nproc 2>/dev/null || echo 1))
   --pass REGEX        extended regular expression a passing boot's serial
@@ -97,7 +103,7 @@ HELP
 
 kernel='' initrds=() modules=() cmdline='' runs=3 edges=0 only='' mems=512M cpu=max
 jobs=$(nproc 2>/dev/null || echo 1) pass='' failre='' timeout=120 junit='' seed=''
-accel='' qemu_args=() report=0 cmdline_set=0 pass_set=0 fail_set=0
+accel='' qemu_args=() report=0 tpm12=0 cmdline_set=0 pass_set=0 fail_set=0
 # the arguments as given, for the reproduce lines
 need() { [ $# -ge 2 ] || usage "$1 needs a value"; }
 while [ $# -gt 0 ]; do
@@ -114,6 +120,7 @@ while [ $# -gt 0 ]; do
 	--cpu) need "$@"; cpu=$2; shift ;;
 	--accel) need "$@"; accel=$2; shift ;;
 	--qemu-arg) need "$@"; qemu_args+=("$2"); shift ;;
+	--tpm12) tpm12=1 ;;
 	--jobs) need "$@"; jobs=$2; shift ;;
 	--pass) need "$@"; pass=$2 pass_set=1; shift ;;
 	--fail) need "$@"; failre=$2 fail_set=1; shift ;;
@@ -194,6 +201,7 @@ code=$ovmf/OVMF_CODE_4M.fd vars_src=$ovmf/OVMF_VARS_4M.fd
 for c in qemu-system-x86_64:qemu-system-x86 mformat:mtools mcopy:mtools mmd:mtools sha256sum:coreutils; do
 	command -v "${c%%:*}" >/dev/null || broken "${c%%:*} missing (package ${c#*:})"
 done
+[ "$tpm12" = 0 ] || command -v swtpm >/dev/null || broken "swtpm missing, which --tpm12 needs (package swtpm)"
 if [ "$report" = 1 ]; then
 	for c in busybox:busybox-static cpio:cpio gzip:gzip; do
 		command -v "${c%%:*}" >/dev/null || broken "${c%%:*} missing, which --initramfs-report needs (package ${c#*:})"
@@ -362,6 +370,16 @@ one_boot() {
 	} >"$conf"
 	mcopy -i "$img" "$conf" ::/EFI/BOOT/kaslr.conf
 	: >"$log"
+	local tpm=() swtpm_pid=''
+	if [ "$tpm12" = 1 ]; then
+		mkdir -p "$work/$n.tpm"
+		swtpm socket --tpmstate "dir=$work/$n.tpm" --ctrl "type=unixio,path=$work/$n.tpm/ctrl.sock" \
+			--terminate 2>/dev/null &
+		swtpm_pid=$!
+		for _ in {1..100}; do [ -S "$work/$n.tpm/ctrl.sock" ] && break; sleep 0.02; done
+		tpm=(-chardev "socket,id=chrtpm,path=$work/$n.tpm/ctrl.sock"
+			-tpmdev "emulator,id=tpm0,chardev=chrtpm" -device "tpm-tis,tpmdev=tpm0")
+	fi
 	t0=$(date +%s.%N)
 	qemu-system-x86_64 -machine q35 -accel "$accel" -m "$mem" -cpu "$cpu" -smp 1 \
 		-drive "if=pflash,format=raw,unit=0,readonly=on,file=$code" \
@@ -369,7 +387,7 @@ one_boot() {
 		-drive "format=raw,file=$img,if=ide,index=0" \
 		-nic none -display none -no-reboot -monitor none \
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04 -device virtio-rng-pci \
-		-serial "file:$log" "${qemu_args[@]}" 2>"$work/$n.qemu" &
+		-serial "file:$log" "${tpm[@]}" "${qemu_args[@]}" 2>"$work/$n.qemu" &
 	pid=$!
 	local deadline=$((SECONDS + 4 * timeout)) alive now_us t0_us=${EPOCHREALTIME//[!0-9]/}
 	local logfd tickfd part='' l seen_fail=0 seen_err=0 seen_pass=0
@@ -408,6 +426,7 @@ one_boot() {
 	exec {logfd}<&- {tickfd}<&-
 	kill "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null
+	[ -z "$swtpm_pid" ] || { kill "$swtpm_pid"; wait "$swtpm_pid"; rm -rf "$work/$n.tpm"; } 2>/dev/null
 	line=$(clean "$log" | grep -a 'kaslr-loader: placement: ' | tail -n 1)
 	phys=$(sed -n 's/.*placement: phys \(0x[0-9A-Fa-f]*\).*/\1/p' <<<"$line")
 	virt=$(sed -n 's/.* virt \(0x[0-9A-Fa-f]*\) offset .*/\1/p' <<<"$line")
@@ -479,6 +498,7 @@ reproduce() { # reproduce N: the command that boots boots[N] again
 	[ -z "$cmdline" ] || c+=" --cmdline $(q "$cmdline")"
 	if [ "$kind" = edge ]; then c+=" --runs 0 --edges --only $edge"; else c+=" --runs 1"; fi
 	c+=" --mem $mem --cpu $(q "$cpu") --accel $accel"
+	[ "$tpm12" = 0 ] || c+=" --tpm12"
 	for a in "${qemu_args[@]}"; do c+=" --qemu-arg $(q "$a")"; done
 	c+=" --pass $(q "$pass")"
 	[ -z "$failre" ] || c+=" --fail $(q "$failre")"

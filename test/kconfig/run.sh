@@ -71,7 +71,7 @@ sweep() {
 	# delay loop, which a guest starved by a busy host fails ("IO-APIC +
 	# timer doesn't work!", a panic); nothing here depends on it
 	"$S" --kernel "$bz" --initrd "$U/initrd.img" --cmdline 'console=ttyS0 panic=-1 quiet no_timer_check' \
-		--runs 1 --edges "${only[@]}" --mem "$mems" --jobs "${KCONFIG_JOBS:-2}" --pass '^linux-init: REPORT ' \
+		--runs 1 --edges "${only[@]}" --mem "$mems" --tpm12 --jobs "${KCONFIG_JOBS:-2}" --pass '^linux-init: REPORT ' \
 		--fail 'Kernel panic|^linux-init: FAIL' --timeout 300 --junit "$W/$name.xml" \
 		>"$W/$name.txt" 2>&1
 	cat "$W/$name.txt"

@@ -111,6 +111,10 @@ mkdir -p "$W/noqemu"
 for d in /usr/local/bin /usr/bin /bin; do cp -sn "$d"/* "$W/noqemu/" 2>/dev/null; done
 rm -f "$W/noqemu/qemu-system-x86_64"
 broken no-qemu 'qemu-system-x86_64 missing' PATH="$W/noqemu" -- --kernel "$K" --pass x
+# and one with QEMU but no swtpm: only --tpm12 needs it
+ln -sf "$(command -v qemu-system-x86_64)" "$W/noqemu/"
+rm -f "$W/noqemu/swtpm"
+broken no-swtpm 'swtpm missing, which --tpm12 needs' PATH="$W/noqemu" -- --kernel "$K" --pass x --tpm12
 truncate -s 4G "$W/big.img"
 broken too-big 'too big for the ESP image' -- --kernel "$K" --pass x --initrd "$W/big.img"
 rm -f "$W/big.img"
@@ -172,7 +176,7 @@ rows() { grep -E '^[0-9]+ +[0-9]+[MG] ' "$1"; }
 field() { rows "$1" | awk -v e="$2" -v c="$3" '$4 == e { print $c }'; }
 
 # ---------------------------------------------------------------- planted bug
-"$S" --kernel "$K" --cmdline 'payload.bug=top16m' --runs 2 --edges --mem 512M --jobs "${SWEEP_JOBS:-2}" \
+"$S" --kernel "$K" --cmdline 'payload.bug=top16m' --runs 2 --edges --mem 512M --tpm12 --jobs "${SWEEP_JOBS:-2}" \
 	--pass "$NPASS" --fail "$NFAIL" --timeout 120 --junit "$W/bug.xml" >"$W/bug.txt" 2>&1
 rc=$?
 cat "$W/bug.txt"
@@ -218,6 +222,7 @@ else
 	echo "reproduce: $repro"
 	case $repro in "$S "*) ok "reproduce: names the tool as it was run ($S)" ;;
 	*) bad "reproduce" "does not start with $S" ;; esac
+	case $repro in *" --tpm12 "*) ok "reproduce: keeps --tpm12" ;; *) bad "reproduce" "lost --tpm12" ;; esac
 	eval "$repro" >"$W/repro.txt" 2>&1
 	rc=$?
 	cat "$W/repro.txt"
@@ -253,7 +258,7 @@ rc=$?
 	ok "path: the reproduce line, as printed, fails the same way" || bad "path" "reproduce: exit $rc, $(sed -n 's/^  why: //p' "$W/path-repro.txt")"
 
 # ---------------------------------------------------------------- no bug
-"$S" --kernel "$K" --runs 1 --edges --mem 512M,4G --jobs "${SWEEP_JOBS:-2}" --pass "$NPASS" --fail "$NFAIL" \
+"$S" --kernel "$K" --runs 1 --edges --mem 512M,4G --tpm12 --jobs "${SWEEP_JOBS:-2}" --pass "$NPASS" --fail "$NFAIL" \
 	--timeout 120 --junit "$W/nobug.xml" >"$W/nobug.txt" 2>&1
 rc=$?
 cat "$W/nobug.txt"
@@ -285,7 +290,7 @@ EOF
 if ! bz=$(test/linux/fetch.sh cloud 2>"$W/fetch.err"); then
 	bad "debian: no Debian cloud kernel" "$(tail -n 1 "$W/fetch.err")"
 else
-	"$S" --kernel "$bz" --initramfs-report --runs 1 --edges --mem 4G --jobs "${SWEEP_JOBS:-2}" --timeout 180 \
+	"$S" --kernel "$bz" --initramfs-report --runs 1 --edges --mem 4G --tpm12 --jobs "${SWEEP_JOBS:-2}" --timeout 180 \
 		--junit "$W/debian.xml" >"$W/debian.txt" 2>&1
 	rc=$?
 	cat "$W/debian.txt"
@@ -396,7 +401,7 @@ if ! U=$(
 ) 2>"$W/uki-build.err"; then
 	bad "uki: no unified kernel image" "$(tail -n 1 "$W/uki-build.err")"
 else
-	"$S" --kernel "$U" --initramfs-report --runs 2 --edges --only virt-highest --mem 512M --jobs 1 \
+	"$S" --kernel "$U" --initramfs-report --runs 2 --edges --only virt-highest --mem 512M --tpm12 --jobs 1 \
 		--timeout 240 --junit "$W/uki.xml" >"$W/uki.txt" 2>&1
 	rc=$?
 	cat "$W/uki.txt"
