@@ -86,7 +86,7 @@
 # wall-clock time ends any boot.
 set -u
 show=0 log='' mem=512M cpu=max rng=0 timeout=90 until='' extra=() machine=q35 smp=1 idle=0
-sb=0 tpm='' tpm_keep=0 probe_tpm=0 esp_if=if=ide,index=0 stutter=0 keep_vars='' console='' save_vars=''
+sb=0 tpm='' tpm_keep=0 probe_tpm=0 tpm_sock='' esp_if=if=ide,index=0 stutter=0 keep_vars='' console='' save_vars=''
 while [ $# -gt 1 ]; do
 	case $1 in
 	--show) show=1 ;;
@@ -182,17 +182,16 @@ if [ -n "$tpm" ]; then
 	swtpm_pid=$!
 	for _ in $(seq 50); do [ -S "$tpm/ctrl.sock" ] && break; sleep 0.1; done
 	[ -S "$tpm/ctrl.sock" ] || { echo "boot.sh: swtpm did not start (see $tpm/swtpm.log)" >&2; exit 2; }
-	extra+=(-chardev "socket,id=chrtpm,path=$tpm/ctrl.sock" -tpmdev "emulator,id=tpm0,chardev=chrtpm"
-		-device "tpm-tis,tpmdev=tpm0")
-fi
-if [ "$probe_tpm" = 1 ]; then
+	tpm_sock=$tpm/ctrl.sock
+elif [ "$probe_tpm" = 1 ]; then
 	swtpm socket --tpmstate "dir=$tmp" --ctrl "type=unixio,path=$tmp/tpm12.sock" --terminate 2>/dev/null &
 	probe_pid=$!
 	for _ in {1..100}; do [ -S "$tmp/tpm12.sock" ] && break; sleep 0.02; done
 	[ -S "$tmp/tpm12.sock" ] || { echo "boot.sh: swtpm (TPM 1.2) did not start" >&2; exit 2; }
-	extra+=(-chardev "socket,id=chrtpm,path=$tmp/tpm12.sock" -tpmdev "emulator,id=tpm0,chardev=chrtpm"
-		-device "tpm-tis,tpmdev=tpm0")
+	tpm_sock=$tmp/tpm12.sock
 fi
+[ -z "$tpm_sock" ] || extra+=(-chardev "socket,id=chrtpm,path=$tpm_sock"
+	-tpmdev "emulator,id=tpm0,chardev=chrtpm" -device "tpm-tis,tpmdev=tpm0")
 [ "$rng" = 1 ] && extra+=(-device virtio-rng-pci)
 [ -n "$log" ] || log=$tmp/serial.log
 : >"$log"
