@@ -11,6 +11,9 @@ cd "$(dirname "$0")/../.." || exit 1
 B=${BUILD:-build}
 OUT=$B/matrix
 mkdir -p "$OUT"
+# the cells are machines as sold, many without a TPM: no TPM device
+# (test/qemu/boot.sh gives other boots a TPM 1.2 for the firmware's probe)
+export BOOT_NO_TPM=1
 
 # cell NAME -> "FAST KERNEL CHECKS OPTIONS..." from the table
 cell_line() { awk -v n="$1" '$1 == n {$1 = ""; sub(/^ /, ""); print; exit}' test/matrix/cells; }
