@@ -41,7 +41,7 @@ done
 pcr11() { tr 'A-F' 'a-f' </sys/class/tpm/tpm0/pcr-sha256/11 2>/dev/null; }
 stage=$(cat /etc/luks-stage)
 # where the kernel runs: _text, and where "Kernel code" starts
-text=$(sed -n 's/^\([0-9a-f]*\) [Tt] _text$/\1/p' /proc/kallsyms | head -n 1)
+text=$(sed -n '/ [Tt] _text$/ { s/^\([0-9a-f]*\) .*/\1/p; q }' /proc/kallsyms)
 code=$(sed -n 's/^ *\([0-9a-f]*\)-[0-9a-f]* : Kernel code$/\1/p' /proc/iomem | head -n 1)
 say "START stage=$stage build=$(cat /etc/luks-build) text=$text code=$code pcr11=$(pcr11)"
 for f in tpm2-pcr-signature.json tpm2-pcr-public-key.pem; do
