@@ -30,10 +30,22 @@ esp_rel_ok() {
 	return 0
 }
 
-# esp_inside REL: REL resolves inside the ESP (links followed)
+# esp_inside REL: REL resolves inside the ESP (links followed).  With no
+# symbolic link among its components (and no '.' one) it does by
+# construction, esp_rel_ok having refused '..'; only then is realpath
+# asked, which an update would otherwise start hundreds of times
 esp_inside() {
-	local r
+	local r p=$esp rest=$1 part
 	esp_rel_ok "$1" || return 1
+	case /$1/ in */./*) rest='' p='' ;; esac
+	while [ -n "$rest" ]; do
+		part=${rest%%/*}
+		p=$p/$part
+		[ -L "$p" ] && { p=; break; }
+		[ "$part" = "$rest" ] && break
+		rest=${rest#*/}
+	done
+	[ -n "$p" ] && return 0
 	r=$(realpath -m -- "$esp/$1" 2>/dev/null) || return 1
 	case $r in "$esp_real"/*) return 0 ;; esac
 	return 1

@@ -231,6 +231,8 @@ hostile conf-fifo 'kaslr.conf: not a regular file' "rm \"\$E/$D/kaslr.conf\" && 
 hostile manifest-fifo 'manifest: not a regular file' "rm $M && mkfifo $M"
 hostile kernel-fifo "vmlinuz-$V2: not a regular file" "mkfifo \"\$E/$D/vmlinuz-$V2\""
 hostile loader-link 'leads out of the ESP' "mv \"\$E/$L\" \"\$E/$L.real\" && ln -s /dev/zero \"\$E/$L\""
+# a directory on the way that is a link out of the ESP (the file there real)
+hostile dir-link 'leads out of the ESP' "mkdir -p \"\$E.out\" && echo x >\"\$E.out/f\" && ln -s \"\$E.out\" \"\$E/$D/sub\" && echo 'file $D/sub/f' >>$M"
 }
 # the postinst hook never fails the package manager, nor hangs it
 E=$T/esp-hook
