@@ -103,8 +103,11 @@ esp_pins() {
 # file holds).  Read with od, every offset checked against the file's
 # size, at most 96 sections: the file may be anyone's (a UKI on the ESP).
 pe_sec_off=0 pe_sec_len=0
+# le32 HEX: le32 set to the number HEX's 8 digits spell, least significant
+# byte first
+le32() { le32=$((16#${1:6:2}${1:4:2}${1:2:2}${1:0:2})); }
 pe_section() {
-	local f=$1 want=$2 len pe n opt tab i vs rs ro
+	local f=$1 want=$2 len pe n opt tab i vs rs ro hex
 	len=$(stat -L -c %s -- "$f" 2>/dev/null) || return 1
 	[ "$len" -ge 64 ] && [ "$(head -c 2 -- "$f" 2>/dev/null)" = MZ ] || return 1
 	pe=$(od -An -t u4 -j 60 -N 4 -- "$f" 2>/dev/null | tr -d ' ')
@@ -114,9 +117,16 @@ pe_section() {
 	read -r opt < <(od -An -t u2 -j $((pe + 20)) -N 2 -- "$f")
 	tab=$((pe + 24 + opt))
 	[ "$n" -le 96 ] && [ "$tab" -le "$len" ] && [ $((len - tab)) -ge $((n * 40)) ] || return 1
+	# the table in one read, as hex digits; per section of 40 bytes (80
+	# digits): the name (16 digits), then VirtualSize at byte 8,
+	# SizeOfRawData at 16, PointerToRawData at 20 (little-endian)
+	hex=$(od -An -v -t x1 -j "$tab" -N $((n * 40)) -- "$f" 2>/dev/null | tr -d ' \n')
+	[ "${#hex}" = $((n * 80)) ] || return 1
 	for ((i = 0; i < n; i++)); do
-		[ "$(od -An -t x1 -j $((tab + 40 * i)) -N 8 -- "$f" | tr -d ' \n')" = "$want" ] || continue
-		read -r vs _ rs ro < <(od -An -t u4 -j $((tab + 40 * i + 8)) -N 16 -- "$f")
+		[ "${hex:80 * i:16}" = "$want" ] || continue
+		le32 "${hex:80 * i + 16:8}"; vs=$le32
+		le32 "${hex:80 * i + 32:8}"; rs=$le32
+		le32 "${hex:80 * i + 40:8}"; ro=$le32
 		[ "$vs" -le "$rs" ] || vs=$rs
 		[ "$ro" -le "$len" ] && [ "$vs" -le $((len - ro)) ] || return 1
 		pe_sec_off=$ro pe_sec_len=$vs
