@@ -59,10 +59,9 @@
 # trip through QEMU's I/O thread), 3.2 from a booted 2 MiB one (a smaller
 # store to scan).  bootindex=1 makes OVMF put the ESP first in BootOrder
 # whatever the store remembers: without it a store booted from a q35 IDE
-# disk puts the UEFI shell before a virtio or i440fx one.  make test's
-# fault tier starts from a booted 4 MiB store (its memory-map check is
-# that build's); the matrix, the Secure Boot and kept-store boots and make
-# run use the 4 MiB builds from their templates.
+# disk puts the UEFI shell before a virtio or i440fx one.  The matrix,
+# the Secure Boot and kept-store boots and make run use the 4 MiB builds
+# from their templates.
 # Every boot without --tpm, --show or BOOT_NO_TPM=1 gets a TPM 1.2
 # (swtpm, state in the temp directory).  Debian's OVMF probes for a TPM
 # at 0xfed40000 early in PEI; with no device there QEMU reads 0, not the 0xff that would say
