@@ -108,8 +108,17 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 
-arg() { # arg NAME: the value of NAME= on the kernel command line
-	tr ' ' '\n' </proc/cmdline | sed -n "s/^$1=//p" | head -n 1
+read -r cmdline </proc/cmdline
+# arg NAME: argv set to the value of the first NAME= on the kernel command
+# line, or empty; the shell's own words (no globbing), no process: under
+# TCG each process of this script costs tens of milliseconds
+arg() {
+	argv=''
+	set -f
+	for w in $cmdline; do
+		case $w in "$1"=*) argv=${w#*=} && break ;; esac
+	done
+	set +f
 }
 ld() { # ld NAME...: insmod each module this kernel has as a module
 	for m in "$@"; do
@@ -166,7 +175,8 @@ if [ -r "$d/0" ]; then
 	done
 	echo "linux-init: PCRS$pcrs"
 fi
-if [ "$(arg kl.evlog)" = 1 ]; then
+arg kl.evlog
+if [ "$argv" = 1 ]; then
 	for b in /sys/class/tpm/tpm0/pcr-*; do
 		[ -r "$b/0" ] || continue
 		pcrs=
@@ -197,7 +207,8 @@ bpbytes=${bphits#* }
 bphits=${bphits% *}
 echo "linux-init: REPORT text=$text code=$code efi=$efi loaderinfo=${info:-none} sha=$sha fb=${fb:-none} ramdisk=${rd:-none} features=${features:-none} rseed=${rseed:-none} crng=${crng:-none} bpuid=${bpuid:-none} bpbytes=$bpbytes bphits=$bphits cmdline=$(cat /proc/cmdline)"
 
-if [ "$(arg kl.mode)" = root ]; then
+arg kl.mode
+if [ "$argv" = root ]; then
 	while read -r m; do
 		[ "$m" = efivarfs ] || insmod "/lib/modules/$m.ko"
 	done </lib/modules/order
@@ -209,7 +220,8 @@ if [ "$(arg kl.mode)" = root ]; then
 	fi
 	echo "linux-init: FAIL cannot mount /dev/vda"
 fi
-if [ "$(arg kl.panic)" = 1 ]; then
+arg kl.panic
+if [ "$argv" = 1 ]; then
 	echo c >/proc/sysrq-trigger
 fi
 poweroff -f
