@@ -108,7 +108,7 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 
-read -r cmdline </proc/cmdline
+IFS= read -r cmdline </proc/cmdline
 # arg NAME: argv set to the value of the first NAME= on the kernel command
 # line, or empty; the shell's own words (no globbing), no process: under
 # TCG each process of this script costs tens of milliseconds
@@ -129,7 +129,7 @@ ld() { # ld NAME...: insmod each module this kernel has as a module
 # sed stops at the first _text: the whole of /proc/kallsyms, a line for each
 # of the kernel's symbols made as it is read, took 1.4 s under TCG
 text=$(sed -n '/ [Tt] _text$/ { s/^\([0-9a-f]*\) .*/0x\1/p; q }' /proc/kallsyms)
-code=$(sed -n 's/^ *\([0-9a-f]*\)-[0-9a-f]* : Kernel code$/0x\1/p' /proc/iomem | head -n 1)
+code=$(sed -n '/^ *[0-9a-f]*-[0-9a-f]* : Kernel code$/ { s/^ *\([0-9a-f]*\)-.*/0x\1/p; q }' /proc/iomem)
 efi=0
 info=
 features=
@@ -161,12 +161,15 @@ for f in /.extra/*; do
 	[ -f "$f" ] && stub="$stub ${f##*/}=$(sha256sum "$f" | cut -d' ' -f1)"
 done
 [ -n "$stub" ] && echo "linux-init: STUB$stub"
+# the kernel's log read once, for the crng's time and the RAMDISK line
+dmesg >/dmesg
 # when the kernel's RNG became ready, by its own clock (0.000000: before
 # the kernel had a clock, i.e. from a seed it was handed)
-crng=$(dmesg | sed -n 's/^\[ *\([0-9.]*\)\] random: crng init done.*/\1/p' | head -n 1)
-sha=$(sha256sum /data/check.bin | cut -d' ' -f1)
+crng=$(sed -n '/^\[ *[0-9.]*\] random: crng init done/ { s/^\[ *\([0-9.]*\)\].*/\1/p; q }' /dmesg)
+sha=$(sha256sum /data/check.bin)
+sha=${sha%% *}
 fb=$(tr ' ' '_' </sys/class/graphics/fb0/name 2>/dev/null)
-rd=$(dmesg | sed -n 's/.*RAMDISK: \[mem \(0x[0-9a-f]*-0x[0-9a-f]*\)\].*/\1/p' | head -n 1)
+rd=$(sed -n '/RAMDISK: \[mem 0x[0-9a-f]*-0x[0-9a-f]*\]/ { s/.*RAMDISK: \[mem \(0x[0-9a-f]*-0x[0-9a-f]*\)\].*/\1/p; q }' /dmesg)
 d=/sys/class/tpm/tpm0/pcr-sha256
 if [ -r "$d/0" ]; then
 	pcrs=
@@ -205,7 +208,7 @@ phys=$(printf '%016x' $((code)))
 bphits=$(echo "$bp" | tail -n +2 | bp_scan "$phys" "$voff")
 bpbytes=${bphits#* }
 bphits=${bphits% *}
-echo "linux-init: REPORT text=$text code=$code efi=$efi loaderinfo=${info:-none} sha=$sha fb=${fb:-none} ramdisk=${rd:-none} features=${features:-none} rseed=${rseed:-none} crng=${crng:-none} bpuid=${bpuid:-none} bpbytes=$bpbytes bphits=$bphits cmdline=$(cat /proc/cmdline)"
+echo "linux-init: REPORT text=$text code=$code efi=$efi loaderinfo=${info:-none} sha=$sha fb=${fb:-none} ramdisk=${rd:-none} features=${features:-none} rseed=${rseed:-none} crng=${crng:-none} bpuid=${bpuid:-none} bpbytes=$bpbytes bphits=$bphits cmdline=$cmdline"
 
 arg kl.mode
 if [ "$argv" = root ]; then
