@@ -68,6 +68,12 @@ if [ "$rc" != 0 ] && [ "$failed" = 0 ]; then
 	failed=$((failed + 1))
 fi
 
+# objcopy writes its output through a temporary file that it renames over the
+# target when the target resolves to a regular file: handed /dev/stdout (or
+# /dev/stderr) by root while that stream is a file, it deletes the device
+# link and leaves a regular file in its place, breaking /dev/stdout for every
+# later program on the machine.  No script may name a /dev path as objcopy's
+# output.
 if hits=$(grep -HnE '^[^#]*\<objcopy[[:space:]][^|;#]*[[:space:]]/dev/std(out|err)\>' -- "${scripts[@]}") && [ -n "$hits" ]; then
 	echo "FAIL objcopy-dev-output: a standard stream's /dev link named as an objcopy output"
 	printf '%s\n' "$hits" | sed 's/^/    /'
@@ -77,6 +83,8 @@ else
 	passed=$((passed + 1))
 fi
 
+# every boot case says where make test boots it, and honours TEST_PLACEMENT
+# unless it says why it cannot (test/qemu/lint-placement.sh)
 out=$(test/qemu/lint-placement.sh)
 grep -v '^ok ' <<<"$out"
 p=$(grep -c '^ok ' <<<"$out") f=$(grep -c '^FAIL ' <<<"$out")
