@@ -70,8 +70,9 @@
 # real time: 1.45 CPU-seconds of every boot, half a payload boot,
 # measured here by sampling the guest's RIP.  A TPM 1.2 answers at once,
 # and the loader, which measures through EFI_TCG2_PROTOCOL only, takes
-# the same path as with no TPM (payload: tpmlog=0).  A payload boot went from 2.9 to 1.9
-# CPU-seconds (QEMU and swtpm), a Linux boot from about 10.9 to 8.9.
+# the same path as with no TPM (payload: tpmlog=0).  A payload boot went
+# from 2.9 to 1.9 CPU-seconds (QEMU and swtpm), a Linux boot from about
+# 10.9 to 8.9.
 # Shim measures through a TPM 1.2 where it finds one; the loader's
 # checks do not change.  BOOT_NO_TPM=1 (the matrix sets it: its machines
 # are as sold, many without a TPM) and --show (make run: a command to
