@@ -283,11 +283,15 @@ else bad older-left-out "$(cat "$T/h2c.log")"; fi
 V3=${V}-third
 cp "$vmlinuz" "$BOOT/vmlinuz-$V3"; printf 'initrd of %s\n' "$V3" >"$BOOT/initrd.img-$V3"
 NOSB=$T/nosb; mkdir "$NOSB"
+# (the first of each name, as PATH would find it; one ln for them all)
+declare -A nosb_seen=()
+nosb=()
 for f in /usr/local/bin/* /usr/local/sbin/* /usr/bin/* /usr/sbin/*; do
 	b=${f##*/}
 	case $b in sbsign | sbverify) continue ;; esac
-	[ -e "$NOSB/$b" ] || ln -s "$f" "$NOSB/$b"
+	[ -n "${nosb_seen[$b]+x}" ] || { nosb_seen[$b]=1; nosb+=("$f"); }
 done
+ln -s -t "$NOSB" -- "${nosb[@]}"
 # systemd's kernel-install with its own entry plugin and ours, in the
 # order kernel-install gives its plugins (file names, sort -V), writing
 # systemd-boot's entry into a boot root of this test's own

@@ -12,4 +12,5 @@ rm -f "$disk"
 truncate -s $(( (sectors + 4096) * 512 )) "$disk"
 printf 'label: gpt\nunit: sectors\nfirst-lba: 2048\nstart=2048, size=%d, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, uuid=%s, name="ESP"\n' \
 	"$sectors" "$uuid" | sfdisk -q "$disk" >/dev/null
-dd if="$fat" of="$disk" bs=512 seek=2048 conv=notrunc status=none
+# (2048 sectors are 1 MiB: one block of 1 MiB at a time, not 512 bytes)
+dd if="$fat" of="$disk" bs=1M seek=1 conv=notrunc,sparse status=none
