@@ -69,31 +69,54 @@
 # bphits scan (above) of hex-byte lines on stdin, boot_params first, then
 # each setup_data node; prints "HITS BYTES"
 bp_scan() {
+	# Each line is made " b1 b2 ... bn " (byte k's digits at 3k - 1) and
+	# searched for the two values' little-endian bytes by index(): the
+	# windows are not walked one by one in awk, which under TCG took a
+	# third of a second of every boot
 	awk -v P="$1" -v V="$2" '
-	function le(i, n,   s, k) { s = ""; for (k = n; k >= 1; k--) s = s b[i + k - 1]; return s }
 	function hx(s,   k, v) { v = 0; for (k = 1; k <= length(s); k++) v = v * 16 + index("0123456789abcdef", substr(s, k, 1)) - 1; return v }
-	function hit(i, what) { out = out (out == "" ? "" : ",") sprintf("%s0x%x:%s", NR > 1 ? "setup" (NR - 1) "+" : "", i - 1, what) }
+	# le(o, c): the c bytes from offset o as one big-endian hex number
+	function le(o, c,   r, k) { r = ""; for (k = c - 1; k >= 0; k--) r = r substr(s, 3 * (o + k) + 2, 2); return r }
+	# pat(X): " b0 b1 ... " of X (16 hex digits): its low 4 bytes when the
+	# high ones are zero (then an 8-byte field equal to X matches them too)
+	function pat(X,   c, r, k) { c = substr(X, 1, 8) == "00000000" ? 4 : 8; r = " "
+		for (k = 0; k < c; k++) r = r substr(X, 15 - 2 * k, 2) " "; return r }
+	# mark(X, what): M[o] gets what at every 4-byte-aligned offset o where X is
+	function mark(X, what,   p, q, from, o) {
+		if (X == "0000000000000000") return
+		p = pat(X); from = 1
+		while ((q = index(substr(s, from), p)) > 0) {
+			q += from - 1; o = (q - 1) / 3
+			if (o % 4 == 0) { if (!(o in M)) L[++nl] = o; M[o] = M[o] " " what }
+			from = q + 3
+		}
+	}
+	function hit(o, what) { out = out (out == "" ? "" : ",") sprintf("%s0x%x:%s", NR > 1 ? "setup" (NR - 1) "+" : "", o, what) }
 	{
-		n = split($0, b, " ")
+		s = " " $0 " "; gsub(/ +/, " ", s)
+		n = (length(s) - 1) / 3
 		total += n
+		split("", M); nl = 0
+		mark(P, "phys"); mark(V, "voff")
 		# boot_params: the e820 table, 0x2d0 (720) to 720 + 20 * e820_entries (0x1e8)
 		lo = hi = -1
-		if (NR == 1 && n >= 3280) { lo = 720; hi = 720 + 20 * hx(b[489]); if (hi > 3280) hi = 3280 }
-		for (i = 1; i + 3 <= n; i += 4) {
-			o = i - 1
-			if (o >= lo && o < hi) {
-				if ((o - lo) % 20 == 0 && P != "0000000000000000") {
-					a = hx(le(i, 8))
-					if (a == hx(P) || a + hx(le(i + 8, 8)) == hx(P)) hit(i, "phys-e820")
+		if (NR == 1 && n >= 3280) {
+			lo = 720; hi = 720 + 20 * hx(le(488, 1)); if (hi > 3280) hi = 3280
+			if (P != "0000000000000000")
+				for (o = lo; o + 20 <= hi; o += 20) {
+					a = hx(le(o, 8))
+					if (a == hx(P) || a + hx(le(o + 8, 8)) == hx(P)) { if (!(o in M)) L[++nl] = o; M[o] = " e820" }
 				}
-				continue
-			}
+		}
+		# in offset order (few: an insertion sort)
+		for (i = 2; i <= nl; i++) { o = L[i]; for (j = i - 1; j >= 1 && L[j] > o; j--) L[j + 1] = L[j]; L[j + 1] = o }
+		for (i = 1; i <= nl; i++) {
+			o = L[i]; w = M[o]
+			if (o >= lo && o < hi) { if (w == " e820") hit(o, "phys-e820"); continue }
 			if (NR == 1 && o < 64 && o != 24 && o != 28) continue
-			w4 = "00000000" le(i, 4)
-			w8 = i + 7 <= n ? le(i, 8) : ""
-			if (P != "0000000000000000" && (w4 == P || w8 == P)) hit(i, "phys")
+			if (w ~ / phys/) hit(o, "phys")
 			if (NR == 1 && (o == 560 || o == 600 || o == 608)) continue
-			if (V != "0000000000000000" && (w4 == V || w8 == V)) hit(i, "voff")
+			if (w ~ / voff/) hit(o, "voff")
 		}
 	}
 	END { print (out == "" ? "none" : out) " " total + 0 }'
