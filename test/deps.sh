@@ -1,10 +1,13 @@
 #!/bin/sh
 # deps.sh PKG... - install the Debian packages that are missing.  As root it
 # runs apt-get; otherwise it prints the exact command and fails.
+# one dpkg-query for them all: a package it does not know is not listed
+# (it says so on stderr), and so is missing
+installed=" $(dpkg-query -W -f='${Package}:${Status}\n' "$@" 2>/dev/null |
+	sed -n 's/^\([^:]*\):.* ok installed$/\1/p' | tr '\n' ' ')"
 missing=
 for p in "$@"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		missing="$missing $p"
+	case $installed in *" $p "*) ;; *) missing="$missing $p" ;; esac
 done
 [ -z "$missing" ] && exit 0
 cmd="apt-get install -y --no-install-recommends$missing"
