@@ -7,17 +7,15 @@
 #   make bench                   full run (a few minutes: QEMU boots)
 #   make bench BENCH_QUICK=1     few samples, no QEMU (test/bench/smoke.sh)
 
+# The core's objects are kaslr-pcr's (build/tools/obj: -O2, no
+# sanitizers; the core has no run-time assert for -DNDEBUG to remove), not
+# a second build of the same files.
 BENCH_DIR   := $(BUILD)/bench
 BENCH_CFLAGS := $(HOST_BASE_CFLAGS) -O2 -DNDEBUG $(TEST_INC)
-BENCH_OBJ   := $(patsubst src/%.c,$(BENCH_DIR)/obj/%.o,$(CORE_SRC))
+BENCH_OBJ   := $(patsubst src/%.c,$(BUILD)/tools/obj/%.o,$(CORE_SRC))
 BENCH_PROGS := $(BENCH_DIR)/bench_pipeline $(BENCH_DIR)/bench_entropy $(BENCH_DIR)/bench_sha256 \
                $(BENCH_DIR)/bench_plot $(BENCH_DIR)/bench_fgkaslr
-DEPS        += $(BENCH_OBJ:.o=.d) \
-               $(patsubst $(BENCH_DIR)/%,$(BENCH_DIR)/main/%.d,$(BENCH_PROGS))
-
-$(BENCH_DIR)/obj/%.o: src/%.c
-	@mkdir -p $(@D)
-	$(HOSTCC) $(BENCH_CFLAGS) $(DEPFLAGS) -c $< -o $@
+DEPS        += $(patsubst $(BENCH_DIR)/%,$(BENCH_DIR)/main/%.d,$(BENCH_PROGS))
 
 $(BENCH_DIR)/main/%.o: test/bench/%.c
 	@mkdir -p $(@D)
