@@ -73,6 +73,10 @@
 # the same path as with no TPM (payload: tpmlog=0).  A payload boot went
 # from 2.9 to 1.9 CPU-seconds (QEMU and swtpm), a Linux boot from about
 # 10.9 to 8.9.
+# swtpm itself costs 0.08-0.4 CPU-seconds a boot, varying as a prime
+# search does: perf shows it in OpenSSL's RSA key generation (BN_gcd) at
+# every TPM 1.2 initialisation (QEMU's CMD_INIT), with a fresh state
+# directory or one that swtpm_setup manufactured alike.
 # Shim measures through a TPM 1.2 where it finds one; the loader's
 # checks do not change.  BOOT_NO_TPM=1 (the matrix sets it: its machines
 # are as sold, many without a TPM) and --show (make run: a command to
