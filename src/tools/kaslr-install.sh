@@ -83,26 +83,30 @@ set -u
 me=kaslr-install
 die() { echo "$me: $*" >&2; exit 1; }
 say() { echo "$me: $*"; }
-# dir_of PATH, base_of PATH: what dirname and basename print, without a
-# program each (an install ran 111 programs; without those for path
-# text and without an rm for a file not there, its CPU went from 1.44 to
-# 0.93 seconds)
+# dir_of VAR PATH, base_of VAR PATH: VAR set to what dirname and
+# basename print, without a program each (an install ran 111 programs;
+# without those for path text and without an rm for a file not there, its
+# CPU went from 1.44 to 0.93 seconds).  These path helpers, and rel_of,
+# esp_path and old_index below, set a variable, not print: each $(...)
+# is a fork of this shell, and 45 of them were a fifth of an install's
+# CPU.  (VAR names no local of theirs: those start with _.)
 dir_of() {
-	local p=$1
-	while [[ $p == */ && $p != / ]]; do p=${p%/}; done
-	case $p in
-	*/*) p=${p%/*}; while [[ $p == */ ]]; do p=${p%/}; done; printf '%s\n' "${p:-/}" ;;
-	*) printf '.\n' ;;
+	local _p=$2
+	while [[ $_p == */ && $_p != / ]]; do _p=${_p%/}; done
+	case $_p in
+	*/*) _p=${_p%/*}; while [[ $_p == */ ]]; do _p=${_p%/}; done; printf -v "$1" '%s' "${_p:-/}" ;;
+	*) printf -v "$1" '.' ;;
 	esac
 }
 base_of() {
-	local p=$1
-	while [[ $p == */ && $p != / ]]; do p=${p%/}; done
-	if [ "$p" = / ]; then printf '/\n'; else printf '%s\n' "${p##*/}"; fi
+	local _p=$2
+	while [[ $_p == */ && $_p != / ]]; do _p=${_p%/}; done
+	if [ "$_p" = / ]; then printf -v "$1" '/'; else printf -v "$1" '%s' "${_p##*/}"; fi
 }
 # the ESP's checks (kaslr-esp.sh): beside this script in the source tree,
 # in the package's library directory once installed
-here=$(dir_of "$0")
+here=.
+dir_of here "$0"
 esp_lib=$here/kaslr-esp.sh
 [ -f "$esp_lib" ] || esp_lib=$here/../lib/kaslr-loader/kaslr-esp.sh
 # shellcheck source=src/tools/kaslr-esp.sh
@@ -148,16 +152,18 @@ parse_args() {
 }
 
 # ------------------------------------------------------------ ESP paths
-# the ESP path of a file in the install directory, as the policy pins it
-# (/./ at the start and runs of slashes made one)
+# esp_path VAR NAME: VAR set to the ESP path of NAME in the install
+# directory, as the policy pins it (/./ at the start and runs of slashes
+# made one)
 esp_path() {
-	local p="/$reldir/$1"
-	case $p in /./*) p=/${p#/./} ;; esac
-	while [[ $p == *//* ]]; do p=${p//\/\//\/}; done
-	printf '%s' "$p"
+	local _p="/$reldir/$2"
+	case $_p in /./*) _p=/${_p#/./} ;; esac
+	while [[ $_p == *//* ]]; do _p=${_p//\/\//\/}; done
+	printf -v "$1" '%s' "$_p"
 }
-# the manifest path of a file in the install directory
-rel_of() { local r="$reldir/$1"; printf '%s' "${r#./}"; }
+# rel_of VAR NAME: VAR set to the manifest path of NAME in the install
+# directory
+rel_of() { local _r="$reldir/$2"; printf -v "$1" '%s' "${_r#./}"; }
 
 # ------------------------------------------------------------ the manifest
 # (its lines: kaslr-esp.sh, esp_manifest)
@@ -167,11 +173,13 @@ manifest_read() {
 	old_kind=("${m_kind[@]}") old_a=("${m_a[@]}") old_b=("${m_b[@]}")
 	old_loader=$m_loader old_installpath=$m_installpath
 }
-# the index of REL's file/backup line in the previous manifest, or nothing
+# old_index REL: 0 and old_i set to the index of REL's file/backup line in
+# the previous manifest; 1 when it has none
+old_i=''
 old_index() {
-	local i
-	for i in "${!old_kind[@]}"; do
-		[ "${old_kind[$i]}" != dir ] && [ "${old_a[$i]}" = "$1" ] && { echo "$i"; return 0; }
+	local _i
+	for _i in "${!old_kind[@]}"; do
+		[ "${old_kind[$_i]}" != dir ] && [ "${old_a[$_i]}" = "$1" ] && { old_i=$_i; return 0; }
 	done
 	return 1
 }
@@ -184,7 +192,8 @@ new_lines=() new_paths=()
 claim() {
 	local rel=$1 ours=${2:-0} new=${3:-} i b st
 	new_paths+=("$rel")
-	if i=$(old_index "$rel"); then
+	if old_index "$rel"; then
+		i=$old_i
 		new_lines+=("${old_kind[$i]} $rel${old_b[$i]:+ ${old_b[$i]}}")
 		return 0
 	fi
@@ -244,7 +253,8 @@ put_text() {
 manifest_write() {
 	local i d keep l=$path p ip=${shim_path:-$path}
 	local dirs=() lines=("${new_lines[@]}" "${kept_lines[@]}")
-	make_dir "$(dir_of "$MANIFEST")"
+	dir_of d "$MANIFEST"
+	make_dir "$d"
 	# directories: those a previous install made and still in use, and new ones
 	for i in "${!old_kind[@]}"; do
 		[ "${old_kind[$i]}" = dir ] || continue
@@ -339,7 +349,7 @@ preflight() {
 	esp_file "$path"
 	st=$?
 	[ "$st" = 1 ] && die "refusing to replace $dest: $esp_why"
-	if [ "$st" = 0 ] && ! old_index "$path" >/dev/null && ! "$tool" show "$dest" >/dev/null 2>&1; then
+	if [ "$st" = 0 ] && ! old_index "$path" && ! "$tool" show "$dest" >/dev/null 2>&1; then
 		[ "$force" = 1 ] ||
 			die "refusing to replace $dest: it is not kaslr-loader (another boot loader?); install elsewhere (INSTALL_PATH=EFI/kaslr-loader/kaslr-loader.efi) or force it (FORCE=1 keeps a backup)"
 	fi
@@ -353,9 +363,9 @@ names=() privs=() kinds=() srcs=() writes=() staged=()
 # their private copies and ESP paths; stage_esp puts them, commit renames them
 extra_privs=() extra_rels=()
 stage_private() {
-	local kname n f
+	local kname n f r
 	mkdir "$priv/f" || die "mkdir $priv/f"
-	kname=$(base_of "$kernel")
+	base_of kname "$kernel"
 	if [ -n "$repack" ] && [ "$(od -An -c -j 514 -N 4 "$kernel" 2>/dev/null | tr -d ' \n')" = HdrS ]; then
 		case $kname in vmlinuz-*) kname=vmlinux-${kname#vmlinuz-}.gz ;; *) kname=$kname.elf.gz ;; esac
 		"$repack" "$kernel" "$priv/f/$kname" 2>"$priv/repack.log" ||
@@ -365,13 +375,14 @@ stage_private() {
 	fi
 	names+=("$kname") privs+=("$priv/f/$kname") kinds+=(kernel) srcs+=("$kernel")
 	for f in "${initrds[@]}"; do
-		n=$(base_of "$f")
+		base_of n "$f"
 		[ ! -e "$priv/f/$n" ] || die "two files named $n"
 		cp "$f" "$priv/f/$n" || die "cannot copy $f"
 		names+=("$n") privs+=("$priv/f/$n") kinds+=(initrd) srcs+=("$f")
 	done
 	for n in "${names[@]}"; do
-		esp_rel_ok "$(rel_of "$n")" || die "$n: a name for the ESP needs letters, digits and ._+~@- only"
+		rel_of r "$n"
+		esp_rel_ok "$r" || die "$n: a name for the ESP needs letters, digits and ._+~@- only"
 	done
 }
 # the files the loaders in place pin (at the install path, and where the
@@ -393,11 +404,11 @@ choose_names() {
 		while read -r _ p _; do old_pins+=("$p"); done < <(esp_pins "$tool" "$l")
 	done
 	for i in "${!names[@]}"; do
-		rel=$(rel_of "${names[$i]}")
+		rel_of rel "${names[$i]}"
 		if pinned_before "$rel" && ! esp_same "${privs[$i]}" "$rel"; then
 			h=$(sha256sum <"${privs[$i]}")
 			names[i]=${names[$i]}@${h:0:16}
-			rel=$(rel_of "${names[$i]}")
+			rel_of rel "${names[$i]}"
 			if pinned_before "$rel" && ! esp_same "${privs[$i]}" "$rel"; then
 				die "$esp/$rel: pinned by the loader in place with other bytes; remove $esp/$MANIFEST to start afresh"
 			fi
@@ -409,8 +420,9 @@ choose_names() {
 # put_new SRC REL: SRC's bytes at REL.kaslr-new on the ESP, checked byte
 # for byte (never written through what was there: that is removed first)
 put_new() {
-	local src=$1 rel=$2 t=$esp/$2.kaslr-new
-	esp_inside "$(dir_of "$rel")" || [ "$(dir_of "$rel")" = . ] || die "$esp/$(dir_of "$rel"): leads out of the ESP"
+	local src=$1 rel=$2 t=$esp/$2.kaslr-new d
+	dir_of d "$rel"
+	esp_inside "$d" || [ "$d" = . ] || die "$esp/$d: leads out of the ESP"
 	staged+=("$rel.kaslr-new")
 	if [ -e "$t" ] || [ -L "$t" ]; then rm -f "$t" 2>/dev/null; fi
 	{ [ ! -e "$t" ] && [ ! -L "$t" ]; } || die "cannot remove $t (a directory?): nothing installed, the previous loader kept"
@@ -424,13 +436,16 @@ place() {
 		die "cannot rename $esp/$1.kaslr-new: the loader in place boots what it booted before"
 }
 stage_esp() {
-	local i
+	local i r d
 	make_dir "$reldir"
 	for i in "${!names[@]}"; do
-		[ "${writes[$i]}" = 1 ] && put_new "${privs[$i]}" "$(rel_of "${names[$i]}")"
+		[ "${writes[$i]}" = 1 ] || continue
+		rel_of r "${names[$i]}"
+		put_new "${privs[$i]}" "$r"
 	done
 	for i in "${!extra_rels[@]}"; do
-		make_dir "$(dir_of "${extra_rels[$i]}")"
+		dir_of d "${extra_rels[$i]}"
+		make_dir "$d"
 		put_new "${extra_privs[$i]}" "${extra_rels[$i]}"
 	done
 }
@@ -438,8 +453,8 @@ stage_esp() {
 # ------------------------------------------------------------ the loader
 # the policy into the unsigned image, pinning the private copies
 write_policy() {
-	local pol=() i a
-	for i in "${!names[@]}"; do pol+=(--"${kinds[$i]}" "$(esp_path "${names[$i]}")=${privs[$i]}"); done
+	local pol=() i a ep
+	for i in "${!names[@]}"; do esp_path ep "${names[$i]}"; pol+=(--"${kinds[$i]}" "$ep=${privs[$i]}"); done
 	[ "$have_cmdline" = 1 ] && pol+=(--cmdline "$cmdline")
 	for a in "${allows[@]}"; do pol+=(--allow "$a"); done
 	pol+=(--trust "$trust")
@@ -466,7 +481,7 @@ sign_loader() {
 conf_new='' conf_msg=''
 prepare_conf() {
 	local kc=$dir/kaslr.conf rel old abs kname=${names[0]} prev st
-	rel=$(rel_of kaslr.conf)
+	rel_of rel kaslr.conf
 	esp_file "$rel" "$ESP_TEXT_MAX"
 	st=$?
 	[ "$st" = 1 ] && die "refusing to use $kc: $esp_why"
@@ -483,7 +498,7 @@ prepare_conf() {
 	elif [ "$st" = 0 ]; then
 		cp "$kc" "$priv/kaslr.conf" || die "cannot read $kc"
 		old=$(sed -n 's/^[[:space:]]*kernel[[:space:]]\{1,\}\([^#[:space:]]*\).*/\1/p' "$priv/kaslr.conf" | tail -n 1)
-		abs=$(esp_path "$kname")
+		esp_path abs "$kname"
 		abs=${abs//\//\\} # with backslashes
 		if [ -n "$old" ] && [ "$old" != "$kname" ] && [ "$old" != "$abs" ]; then
 			sed -i "s|^\([[:space:]]*kernel[[:space:]]\{1,\}\)[^#[:space:]]*|\1$kname|" "$priv/kaslr.conf" ||
@@ -514,12 +529,13 @@ EOF
 previous_conf() {
 	local r
 	[ -n "$old_loader" ] && [ "$old_loader" != "$path" ] || return 1
-	r=$(dir_of "$old_loader")/kaslr.conf
+	dir_of r "$old_loader"
+	r=$r/kaslr.conf
 	r=${r#./}
-	old_index "$r" >/dev/null && esp_file "$r" "$ESP_TEXT_MAX" && echo "$r"
+	old_index "$r" && esp_file "$r" "$ESP_TEXT_MAX" && echo "$r"
 }
 # a file left as it is stays in the manifest when a previous install wrote it
-keep_unless_ours() { if old_index "$1" >/dev/null; then claim "$1"; fi; }
+keep_unless_ours() { if old_index "$1"; then claim "$1"; fi; }
 # the systemd-boot entry: entry_new (a file in $priv; empty: none to
 # write) and entry_msg (empty: no entry wanted)
 entry_rel=loader/entries/kaslr-loader.conf entry_new='' entry_msg=''
@@ -545,11 +561,12 @@ prepare_entry() {
 # failure or a power cut at any point leaves a loader whose pins hold.
 commit() {
 	local i rel own=0
-	for i in "${!names[@]}"; do claim "$(rel_of "${names[$i]}")" 0 "${privs[$i]}"; done
+	for i in "${!names[@]}"; do rel_of rel "${names[$i]}"; claim "$rel" 0 "${privs[$i]}"; done
 	for i in "${!extra_rels[@]}"; do claim "${extra_rels[$i]}" 0 "${extra_privs[$i]}"; done
 	esp_show "$tool" "$path" >/dev/null 2>&1 && own=1
 	claim "$path" "$own"
-	if [ -n "$conf_new" ]; then claim "$(rel_of kaslr.conf)"; else keep_unless_ours "$(rel_of kaslr.conf)"; fi
+	rel_of rel kaslr.conf
+	if [ -n "$conf_new" ]; then claim "$rel"; else keep_unless_ours "$rel"; fi
 	if [ -n "$entry_new" ]; then
 		make_dir loader/entries
 		claim "$entry_rel"
@@ -558,7 +575,7 @@ commit() {
 	fi
 	manifest_write journal
 	for i in "${!names[@]}"; do
-		rel=$(rel_of "${names[$i]}")
+		rel_of rel "${names[$i]}"
 		[ "${writes[$i]}" = 1 ] && place "$rel"
 		printf '%s: %-7s %s -> %s\n' "$me" "${kinds[$i]}" "${srcs[$i]}" "$esp/$rel"
 	done
@@ -571,7 +588,8 @@ commit() {
 	esp_flush || die "sync -f $esp failed after the loader was renamed into place; run the install again"
 	say "loader  $dest ($how)"
 	"$tool" show "$dest" | sed "s/^/$me: policy  /"
-	[ -z "$conf_new" ] || put_text "$conf_new" "$(rel_of kaslr.conf)"
+	rel_of rel kaslr.conf
+	[ -z "$conf_new" ] || put_text "$conf_new" "$rel"
 	say "$conf_msg"
 	[ -z "$entry_new" ] || put_text "$entry_new" "$entry_rel"
 	[ -z "$entry_msg" ] || say "$entry_msg"
@@ -609,7 +627,8 @@ install_path() {
 	fi
 	[ -n "$shim" ] || return 0
 	shim_path=$path
-	path=$(dir_of "$shim_path")/grubx64.efi
+	dir_of path "$shim_path"
+	path=$path/grubx64.efi
 	path=${path#./}
 }
 # shim's .sbat names the component shim
@@ -626,24 +645,26 @@ shim_is_shim() {
 # shim's own file must be shim or kaslr-loader (an earlier install without
 # shim) unless --force; shim and MokManager are staged beside the loader
 shim_stage() {
-	local mm t=$esp/$shim_path st
+	local mm t=$esp/$shim_path st sd r
 	[ -n "$shim" ] || return 0
 	[ -f "$shim" ] || die "shim $shim: no such file"
 	shim_is_shim "$shim" || die "$shim: not shim (no .sbat line naming shim)"
 	esp_file "$shim_path"
 	st=$?
 	[ "$st" = 1 ] && die "refusing to replace $t: $esp_why"
-	if [ "$st" = 0 ] && ! old_index "$shim_path" >/dev/null && ! shim_is_shim "$t" &&
+	if [ "$st" = 0 ] && ! old_index "$shim_path" && ! shim_is_shim "$t" &&
 		! "$tool" show "$t" >/dev/null 2>&1 && [ "$force" != 1 ]; then
 		die "refusing to replace $t: it is neither shim nor kaslr-loader; install elsewhere (INSTALL_PATH=EFI/kaslr-loader/shimx64.efi) or force it (FORCE=1 keeps a backup)"
 	fi
 	mkdir -p "$priv/shim" || die "mkdir $priv/shim"
 	cp "$shim" "$priv/shim/shim.efi" || die "cannot copy $shim"
 	extra_privs+=("$priv/shim/shim.efi") extra_rels+=("$shim_path")
-	for mm in "$(dir_of "$shim")/mmx64.efi.signed" "$(dir_of "$shim")/mmx64.efi"; do
+	dir_of sd "$shim"
+	for mm in "$sd/mmx64.efi.signed" "$sd/mmx64.efi"; do
 		[ -f "$mm" ] || continue
 		cp "$mm" "$priv/shim/mmx64.efi" || die "cannot copy $mm"
-		extra_privs+=("$priv/shim/mmx64.efi") extra_rels+=("$(rel_of mmx64.efi)")
+		rel_of r mmx64.efi
+		extra_privs+=("$priv/shim/mmx64.efi") extra_rels+=("$r")
 		break
 	done
 }
@@ -651,7 +672,7 @@ shim_stage() {
 # a Boot#### entry for the install path on the running system, when
 # nothing else starts the loader (no systemd-boot entry, not the fallback path)
 boot_entry() {
-	local first=${shim_path:-$path} lp order0 before num src disk part
+	local first=${shim_path:-$path} lp order0 before num src disk part b
 	live_esp || return 0
 	[ -z "$entry_msg" ] || return 0
 	case $first in [Ee][Ff][Ii]/[Bb][Oo][Oo][Tt]/[Bb][Oo][Oo][Tt][Xx]64.[Ee][Ff][Ii]) return 0 ;; esac
@@ -672,7 +693,8 @@ boot_entry() {
 	before=$(boot_nums)
 	src=$(findmnt -n -o SOURCE --target "$esp")
 	disk=/dev/$(lsblk -n -o PKNAME "$src" | head -n 1)
-	part=$(cat "$sys/class/block/$(base_of "$src")/partition" 2>/dev/null)
+	base_of b "$src"
+	part=$(cat "$sys/class/block/$b/partition" 2>/dev/null)
 	if ! efibootmgr --create --disk "$disk" --part "$part" --label kaslr-loader --loader "$lp" >/dev/null 2>&1; then
 		say "warning: efibootmgr could not add a Boot#### entry for $lp"
 		return 0
@@ -746,7 +768,8 @@ manifest_read
 install_path
 
 dest=$esp/$path
-reldir=$(dir_of "$path")
+reldir=.
+dir_of reldir "$path"
 dir=$esp/$reldir
 img='' how=''
 priv=$(mktemp -d) || die "mktemp"
