@@ -78,7 +78,9 @@ placements and at the edges of where it can go; each boot passes when
   --jobs J            boots at a time (default: the number of CPUs, here
                       $(nproc 2>/dev/null || echo 1))
   --pass REGEX        extended regular expression a passing boot's serial
-                      console matches; required (unless --initramfs-report)
+                      console matches; required (unless --initramfs-report).
+                      A last line without its newline (a prompt) is
+                      matched once it has stood for a second
   --fail REGEX        a boot whose console matches it fails (default: none;
                       a "kaslr-loader: error:" line always fails)
   --timeout S         seconds a boot may take, not counting the time
@@ -390,7 +392,7 @@ one_boot() {
 		-serial "file:$log" "${tpm[@]}" "${qemu_args[@]}" 2>"$work/$n.qemu" &
 	pid=$!
 	local deadline=$((SECONDS + 4 * timeout)) alive now_us t0_us=${EPOCHREALTIME//[!0-9]/}
-	local logfd tickfd part='' l seen_fail=0 seen_err=0 seen_pass=0
+	local logfd tickfd part='' part_us=0 l seen_fail=0 seen_err=0 seen_pass=0
 	# each look costs no process: the clock is read in this shell, the log
 	# from a descriptor of its own as it grows (only the new lines, cleaned
 	# here), the pause is a read that times out on a FIFO nobody writes
@@ -403,14 +405,21 @@ one_boot() {
 		# before it exited is judged
 		alive=1
 		kill -0 "$pid" 2>/dev/null || alive=0
-		# the new lines, and the unfinished last one as it stands
+		# the new lines
 		while IFS= read -r -u "$logfd" l; do
 			see "$part$l"
 			part=''
 		done
-		# (read leaves the unfinished line in l)
-		part+=$l
-		[ -z "$part" ] || see "$part"
+		# (read leaves the unfinished line in l) The unfinished last line
+		# is judged once it can no longer grow, or once it has stood for a
+		# second of guest time, as a prompt does: a line still being
+		# written may match --pass by its first words, and a boot stopped
+		# then leaves it cut short in the log, the JUnit file and the
+		# kernel's own view.
+		[ -z "$l" ] || part+=$l part_us=${now_us:-0}
+		if [ -n "$part" ] && { [ "$alive" = 0 ] || [ $((${now_us:-0} - part_us)) -ge 1000000 ]; }; then
+			see "$part"
+		fi
 		if [ "$seen_fail" = 1 ]; then rc=fail why="--fail matched"
 		elif [ "$seen_err" = 1 ]; then rc=fail why="the loader refused"
 		elif [ "$seen_pass" = 1 ]; then rc=pass

@@ -9,7 +9,9 @@
 #   --cpu MODEL     QEMU CPU model (default max)
 #   --rng           add virtio-rng-pci (OVMF then offers EFI_RNG_PROTOCOL)
 #   --timeout S     kill QEMU after S seconds (default 90)
-#   --until REGEX   stop QEMU as soon as the serial log matches REGEX
+#   --until REGEX   stop QEMU as soon as a line of the serial log matches
+#                   REGEX (a last line with no newline yet, once it has stood
+#                   for a second: a prompt)
 #   --disk IMG      an extra raw disk (e.g. a second volume)
 #   --vdisk IMG     a raw disk on virtio-blk (the guest's /dev/vda)
 #   --ro            ESP.img read-only, on virtio-blk (IDE takes no
@@ -278,9 +280,13 @@ started=$SECONDS deadline=$((SECONDS + ${BOOT_WALL_FACTOR:-4} * timeout))
 # a second, a fifth of a CPU beside each QEMU.
 exec {logfd}<"$log"
 mkfifo "$tmp/tick" && exec {tickfd}<>"$tmp/tick"
-part='' any=0 matched=0
+part='' part_us=0 any=0 matched=0
 # take_log: reads what the log gained; grew=1 if anything, matched=1 once a
-# line (or the unfinished last one) matches --until
+# line matches --until.  The unfinished last line is matched once it has
+# stood for a second of guest time, as a prompt does: a line still being
+# written may match by its first words, and a boot stopped then leaves it
+# cut short for the case's checks (once QEMU has exited, the whole log is
+# matched below).
 take_log() {
 	local line
 	grew=0
@@ -291,9 +297,9 @@ take_log() {
 	done
 	# (read leaves the unfinished line in line)
 	if [ -n "$line" ]; then
-		grew=1 any=1 part+=$line
-		seen_line "$part"
+		grew=1 any=1 part+=$line part_us=$now_us
 	fi
+	[ -z "$part" ] || [ $((now_us - part_us)) -lt 1000000 ] || seen_line "$part"
 	return 0
 }
 seen_line() { [ -z "$until" ] || [[ ! ${1//$'\r'/} =~ $until ]] || matched=1; }

@@ -11,6 +11,11 @@
 #                    --accel kvm without /dev/kvm: one line each on stderr,
 #                    exit 3, no boot
 #   --help           lists every option the tool takes, with its default
+#   slow serial      a stand-in QEMU writes the pass line in two parts
+#                    0.6 s apart: the boot passes on the whole line, which
+#                    the JUnit file keeps; a prompt with no newline still
+#                    matches --pass; test/qemu/boot.sh --until, likewise,
+#                    stops the boot only once the line is whole
 #   planted bug      kernel-high.elf with payload.bug=top16m fails only when
 #                    its image reaches into the top 16 MiB of the virtual
 #                    window (8 of its 1023 slots): --edges catches it at
@@ -174,6 +179,51 @@ EOF
 rows() { grep -E '^[0-9]+ +[0-9]+[MG] ' "$1"; }
 # field FILE EDGE COLUMN: a column of the row of that edge
 field() { rows "$1" | awk -v e="$2" -v c="$3" '$4 == e { print $c }'; }
+
+# ---------------------------------------------------------------- slow serial
+# A QEMU on PATH that writes its serial log as a guest on a starved host
+# would: the pass line in two parts 0.6 s apart (cut), or a prompt with no
+# newline (prompt); then it waits, so only the log decides.  The sweep
+# judges the whole line (its row and JUnit file keep all of it) and still
+# takes the prompt.
+mkdir -p "$W/slowqemu"
+cat >"$W/slowqemu/qemu-system-x86_64" <<'FAKE'
+#!/bin/bash
+log=
+while [ $# -gt 0 ]; do [ "$1" = -serial ] && log=${2#file:}; shift; done
+echo 'kaslr-loader: placement: phys 0x1600000 slot 0 of 9 (kaslr.phys=random), virt 0xFFFFFFFF81600000 offset 0x600000 slot 3 of 9 (kaslr.virt=random)' >>"$log"
+case $SLOW_SERIAL in
+cut) printf 'payload: PASS phys=0x16' >>"$log"
+	read -rt "${SLOW_PAUSE:-0.6}" <>"${0%/*}/tick"
+	printf '00000 voffset=0x600000 end\n' >>"$log" ;;
+prompt) printf 'login: ' >>"$log" ;;
+esac
+exec sleep 60
+FAKE
+chmod +x "$W/slowqemu/qemu-system-x86_64"
+mkfifo "$W/slowqemu/tick"
+SLOW_SERIAL=cut PATH="$W/slowqemu:$PATH" "$S" --kernel "$K" --runs 1 --mem 512M --jobs 1 --pass "$NPASS" \
+	--timeout 30 --junit "$W/cut.xml" >"$W/cut.txt" 2>&1
+rc=$?
+out=$(python3 -c 'import sys, xml.etree.ElementTree as ET
+print(ET.parse(sys.argv[1]).getroot().find("testcase/system-out").text.splitlines()[-1])' "$W/cut.xml" 2>&1)
+[ "$rc" = 0 ] && [ "$out" = "payload: PASS phys=0x1600000 voffset=0x600000 end" ] &&
+	ok "slow serial: a pass line written in two parts is judged whole" ||
+	bad "slow serial" "exit $rc, the JUnit file kept '$out'"
+SLOW_SERIAL=prompt PATH="$W/slowqemu:$PATH" "$S" --kernel "$K" --runs 1 --mem 512M --jobs 1 --pass 'login: $' \
+	--timeout 30 >"$W/prompt.txt" 2>&1
+rc=$?
+[ "$rc" = 0 ] && [ "$(rows "$W/prompt.txt" | awk '{ print $9 }')" = pass ] &&
+	ok "slow serial: a prompt with no newline matches --pass" ||
+	bad "slow serial" "prompt: exit $rc, $(rows "$W/prompt.txt")"
+# the boot tests' runner, stopped by --until, under the same rule (it
+# waits half a second after a match: the pause here is longer)
+SLOW_SERIAL=cut SLOW_PAUSE=0.8 BOOT_NO_TPM=1 PATH="$W/slowqemu:$PATH" test/qemu/boot.sh --log "$W/boot-cut.log" \
+	--timeout 30 --until "$NPASS" "$K" 2>"$W/boot-cut.err"
+rc=$?
+[ "$rc" = 0 ] && [ "$(tail -n 1 "$W/boot-cut.log")" = "payload: PASS phys=0x1600000 voffset=0x600000 end" ] &&
+	ok "slow serial: boot.sh --until waits for the whole line" ||
+	bad "slow serial" "boot.sh: exit $rc, the log ends '$(tail -n 1 "$W/boot-cut.log")'"
 
 # ---------------------------------------------------------------- planted bug
 "$S" --kernel "$K" --cmdline 'payload.bug=top16m' --runs 2 --edges --mem 512M --tpm12 --jobs "${SWEEP_JOBS:-2}" \
