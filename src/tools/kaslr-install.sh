@@ -560,13 +560,13 @@ prepare_entry() {
 # needed goes; the manifest of this install is written and flushed.  A
 # failure or a power cut at any point leaves a loader whose pins hold.
 commit() {
-	local i rel own=0
+	local i rel conf_rel own=0
+	rel_of conf_rel kaslr.conf
 	for i in "${!names[@]}"; do rel_of rel "${names[$i]}"; claim "$rel" 0 "${privs[$i]}"; done
 	for i in "${!extra_rels[@]}"; do claim "${extra_rels[$i]}" 0 "${extra_privs[$i]}"; done
 	esp_show "$tool" "$path" >/dev/null 2>&1 && own=1
 	claim "$path" "$own"
-	rel_of rel kaslr.conf
-	if [ -n "$conf_new" ]; then claim "$rel"; else keep_unless_ours "$rel"; fi
+	if [ -n "$conf_new" ]; then claim "$conf_rel"; else keep_unless_ours "$conf_rel"; fi
 	if [ -n "$entry_new" ]; then
 		make_dir loader/entries
 		claim "$entry_rel"
@@ -588,8 +588,7 @@ commit() {
 	esp_flush || die "sync -f $esp failed after the loader was renamed into place; run the install again"
 	say "loader  $dest ($how)"
 	"$tool" show "$dest" | sed "s/^/$me: policy  /"
-	rel_of rel kaslr.conf
-	[ -z "$conf_new" ] || put_text "$conf_new" "$rel"
+	[ -z "$conf_new" ] || put_text "$conf_new" "$conf_rel"
 	say "$conf_msg"
 	[ -z "$entry_new" ] || put_text "$entry_new" "$entry_rel"
 	[ -z "$entry_msg" ] || say "$entry_msg"

@@ -102,11 +102,13 @@ bp_scan() {
 		lo = hi = -1
 		if (NR == 1 && n >= 3280) {
 			lo = 720; hi = 720 + 20 * hx(le(488, 1)); if (hi > 3280) hi = 3280
-			if (P != "0000000000000000")
+			if (P != "0000000000000000") {
+				pv = hx(P)
 				for (o = lo; o + 20 <= hi; o += 20) {
 					a = hx(le(o, 8))
-					if (a == hx(P) || a + hx(le(o + 8, 8)) == hx(P)) { if (!(o in M)) L[++nl] = o; M[o] = " e820" }
+					if (a == pv || a + hx(le(o + 8, 8)) == pv) { if (!(o in M)) L[++nl] = o; M[o] = " e820" }
 				}
+			}
 		}
 		# in offset order (few: an insertion sort)
 		for (i = 2; i <= nl; i++) { o = L[i]; for (j = i - 1; j >= 1 && L[j] > o; j--) L[j + 1] = L[j]; L[j + 1] = o }
